@@ -1,0 +1,705 @@
+/**
+ * bench:parse-stream — the streaming tool-call parser on ~1 MB of realistic model output (prose paragraphs and
+ * Hermes `<tool_call>` calls, some with long string arguments full of escaped quotes, newlines and unicode),
+ * streamed in 1–4 character chunks from a seeded PRNG. Side by side in one process:
+ *
+ * (a) toolbridge at 1× and 10× the size → growth of the per-character cost (goal ≤ 1.1×: linear). Chunks are
+ *     sliced off as they are pushed, so the 10× run does not carry 4 M pre-cut strings on the heap;
+ * (b) @ai-sdk-tool/parser@4.1.26's `hermesToolMiddleware` (a V3 middleware, hence `MockLanguageModelV3`) on the
+ *     same chunks, driven through the AI SDK's test model (`simulateReadableStream` without delays +
+ *     `wrapLanguageModel`, stream drained) — every side must find the same calls. Ratios:
+ *       - 4.1.26 middleware / toolbridge push loop: the issue's goal (≥ 3×);
+ *       - both through the SDK: toolbridge wrapped as a one-stage middleware in the same harness (web-stream
+ *         stages cost ~1 µs per part each at these chunk sizes, so this ratio is bounded by the harness);
+ *       - parsing only: 4.1.26's hermes stream transformer called directly, without web streams;
+ *       - above the harness: both middleware times less the empty-middleware drain;
+ *     plus the stage count of each pipeline, and (b′) one call with a 100 KB string argument, where 4.1.26
+ *     rescans the growing call on every chunk (quadratic: one round only);
+ * (c) a single `JSON.parse` of an equivalent JSON payload (the same prose and calls as a JSON document), against
+ *     the streamed parse and against one push of the whole output.
+ *
+ * Run: npm run bench:parse-stream   (a few minutes at most; `BENCH_ONLY=a` runs toolbridge alone, for quick
+ * turns while working on the parser). `BENCH_IMPL=<dir>` points at another copy of `src/protocols` (e.g. a
+ * snapshot before a change) to compare.
+ * Method: warm-up, then the median of several rounds per measurement, all in one process; times are the process's
+ * CPU time (equal to wall time on an idle machine, and steady on a busy one). No forced GC between rounds: a full
+ * `gc()` shrinks V8's young generation, which made the rounds after it several times slower than steady state.
+ */
+import { isDeepStrictEqual } from "node:util";
+import type { LanguageModelV3Middleware, LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import { hermesProtocol as aiSdkHermesProtocol, hermesToolMiddleware } from "@ai-sdk-tool/parser";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { type LanguageModelMiddleware, simulateReadableStream, wrapLanguageModel } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
+import type { ToolCallProtocol } from "../src/protocols/protocol.js";
+import type { ParserEvent } from "../src/protocols/types.js";
+
+const SIZE = Number(process.env.BENCH_SIZE ?? 1_000_000);
+const LARGE_ARG = Number(process.env.BENCH_LARGE_ARG ?? 100_000);
+const SEED = 20_251_122;
+const GOAL_LINEAR = 1.1;
+const GOAL_SPEEDUP = 3;
+
+const implDir = process.env.BENCH_IMPL;
+const hermes: ToolCallProtocol = implDir
+  ? (
+      (await import(`${implDir.replace(/\/$/, "")}/formats/hermes.js`)) as {
+        hermesProtocol: ToolCallProtocol;
+      }
+    ).hermesProtocol
+  : (await import("../src/protocols/formats/hermes.js")).hermesProtocol;
+
+// --- seeded output ----------------------------------------------------------------------------------------------
+
+/** mulberry32: small, fast, good enough for reproducible text. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = (
+  "the a of to and in that is for it with as was on be by this are from at or an which have not but " +
+  "weather forecast city temperature query result file directory function argument value model tool call " +
+  "response request stream parser token chunk output input schema server client message user assistant " +
+  "system search document index page section table column row report summary analysis data set number " +
+  "café naïve résumé über façade Zürich São Paulo 東京 서울 Москва Ελλάδα"
+).split(" ");
+const PUNCT = [".", ".", ".", "?", "!", ";", ":"];
+const ASIDES = [
+  " (see `config.json`)",
+  " — roughly 3 < 4 —",
+  ' "as quoted"',
+  " e.g. {a: 1}",
+  " 😀",
+  " <b>note</b>",
+  " 12.5%",
+  " [link](https://example.com/a?b=c)",
+];
+
+type Rng = () => number;
+const pick = <T>(rng: Rng, xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)]!;
+const int = (rng: Rng, lo: number, hi: number): number => lo + Math.floor(rng() * (hi - lo + 1));
+
+function sentence(rng: Rng): string {
+  const n = int(rng, 5, 22);
+  const words: string[] = [];
+  for (let i = 0; i < n; i++) words.push(pick(rng, WORDS));
+  let s = words.join(" ");
+  s = s[0]!.toUpperCase() + s.slice(1);
+  if (rng() < 0.25) s += pick(rng, ASIDES);
+  return s + pick(rng, PUNCT);
+}
+
+function paragraph(rng: Rng): string {
+  const n = int(rng, 2, 9);
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) out.push(sentence(rng));
+  return out.join(" ");
+}
+
+/** A long string argument: code-like lines with quotes, backslashes, tabs, newlines, unicode. */
+function longString(rng: Rng, length: number): string {
+  const parts: string[] = [];
+  let len = 0;
+  while (len < length) {
+    const r = rng();
+    const piece =
+      r < 0.3
+        ? `const s${int(rng, 0, 99)} = "${sentence(rng)}";\n`
+        : r < 0.45
+          ? `\tpath = "C:\\\\Users\\\\${pick(rng, WORDS)}\\\\file.txt"\n`
+          : r < 0.6
+            ? `// ${pick(rng, WORDS)} → ${pick(rng, WORDS)} ✓ 😀 “smart quotes”\n`
+            : `${paragraph(rng)}\n\n`;
+    parts.push(piece);
+    len += piece.length;
+  }
+  return parts.join("").slice(0, length);
+}
+
+interface BenchCall {
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+const BENCH_TOOLS: Tool[] = [
+  {
+    name: "get_weather",
+    description: "Current weather for a city.",
+    inputSchema: {
+      type: "object",
+      properties: { city: { type: "string" }, unit: { type: "string", enum: ["celsius", "fahrenheit"] } },
+      required: ["city"],
+    },
+  },
+  {
+    name: "search_docs",
+    description: "Full-text search over the documentation.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        query: { type: "string" },
+        limit: { type: "integer" },
+        tags: { type: "array", items: { type: "string" } },
+      },
+      required: ["query"],
+    },
+  },
+  {
+    name: "write_file",
+    description: "Writes a text file.",
+    inputSchema: {
+      type: "object",
+      properties: { path: { type: "string" }, content: { type: "string" } },
+      required: ["path", "content"],
+    },
+  },
+  {
+    name: "send_message",
+    description: "Sends a message.",
+    inputSchema: {
+      type: "object",
+      properties: { to: { type: "string" }, subject: { type: "string" }, body: { type: "string" } },
+      required: ["to", "body"],
+    },
+  },
+];
+
+function makeCall(rng: Rng): BenchCall {
+  const r = rng();
+  if (r < 0.1) {
+    return {
+      name: "write_file",
+      arguments: { path: `src/${pick(rng, WORDS)}.ts`, content: longString(rng, int(rng, 1000, 8000)) },
+    };
+  }
+  if (r < 0.4) {
+    return {
+      name: "get_weather",
+      arguments: { city: pick(rng, WORDS), unit: rng() < 0.5 ? "celsius" : "fahrenheit" },
+    };
+  }
+  if (r < 0.7) {
+    return {
+      name: "search_docs",
+      arguments: {
+        query: sentence(rng),
+        limit: int(rng, 1, 50),
+        tags: [pick(rng, WORDS), pick(rng, WORDS)],
+      },
+    };
+  }
+  return {
+    name: "send_message",
+    arguments: { to: `${pick(rng, WORDS)}@example.com`, subject: sentence(rng), body: paragraph(rng) },
+  };
+}
+
+/** Escapes every non-ASCII code unit as `\uXXXX` (valid inside JSON strings, which is the only place they occur). */
+const asciiEscape = (json: string): string =>
+  json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+
+function renderCall(rng: Rng, call: BenchCall): string {
+  const obj = { name: call.name, arguments: call.arguments };
+  const r = rng();
+  let json = r < 0.2 ? JSON.stringify(obj, null, 2) : JSON.stringify(obj);
+  if (rng() < 0.3) json = asciiEscape(json);
+  return `<tool_call>\n${json}\n</tool_call>`;
+}
+
+interface Output {
+  text: string;
+  calls: BenchCall[];
+  /** The same prose and calls as one JSON document, for the JSON.parse reference. */
+  json: string;
+}
+
+function generateOutput(seed: number, size: number): Output {
+  const rng = prng(seed);
+  const pieces: string[] = [];
+  const segments: unknown[] = [];
+  const calls: BenchCall[] = [];
+  let len = 0;
+  while (len < size) {
+    const paras: string[] = [];
+    for (let i = int(rng, 1, 3); i > 0; i--) paras.push(paragraph(rng));
+    const prose = `${paras.join("\n\n")}\n\n`;
+    pieces.push(prose);
+    segments.push(prose);
+    len += prose.length;
+    if (rng() < 0.6) {
+      for (let i = int(rng, 1, 2); i > 0; i--) {
+        const call = makeCall(rng);
+        const rendered = `${renderCall(rng, call)}\n`;
+        calls.push(call);
+        pieces.push(rendered);
+        segments.push(call);
+        len += rendered.length;
+      }
+      pieces.push("\n");
+      len += 1;
+    }
+  }
+  return { text: pieces.join(""), calls, json: JSON.stringify({ output: segments }) };
+}
+
+function largeArgumentOutput(seed: number): Output {
+  const rng = prng(seed);
+  const call: BenchCall = {
+    name: "write_file",
+    arguments: { path: "src/big.ts", content: longString(rng, LARGE_ARG) },
+  };
+  const before = `${paragraph(rng)}\n\n`;
+  const after = `\n${paragraph(rng)}\n`;
+  const text = `${before}<tool_call>\n${JSON.stringify({ name: call.name, arguments: call.arguments })}\n</tool_call>${after}`;
+  return { text, calls: [call], json: JSON.stringify({ output: [before, call, after] }) };
+}
+
+/** Where the 1–4 character chunks begin (and the text's end); a surrogate pair is never split, as by a tokenizer. */
+function chunkOffsets(text: string, seed: number): Uint32Array {
+  const rng = prng(seed);
+  const offsets: number[] = [0];
+  let i = 0;
+  while (i < text.length) {
+    let end = Math.min(text.length, i + 1 + Math.floor(rng() * 4));
+    const c = text.charCodeAt(end - 1);
+    if (c >= 0xd800 && c <= 0xdbff && end < text.length) end++;
+    offsets.push(end);
+    i = end;
+  }
+  return Uint32Array.from(offsets);
+}
+
+function chunkText(text: string, offsets: Uint32Array): string[] {
+  const chunks: string[] = [];
+  for (let k = 0; k + 1 < offsets.length; k++) chunks.push(text.slice(offsets[k], offsets[k + 1]));
+  return chunks;
+}
+
+// --- runners ----------------------------------------------------------------------------------------------------
+
+interface RunResult {
+  calls: BenchCall[];
+  content: string;
+}
+
+/** toolbridge's parser, pushed chunk by chunk. `collect` keeps calls and content (verification runs only). */
+function runToolbridge(chunks: readonly string[], collect: boolean): RunResult {
+  const parser = hermes.createParser({ tools: BENCH_TOOLS });
+  const calls: BenchCall[] = [];
+  const content: string[] = [];
+  const take = (events: ParserEvent[]) => {
+    for (const ev of events) {
+      if (ev.type === "call-end") calls.push({ name: ev.call.name, arguments: ev.call.arguments });
+      else if (collect && ev.type === "content") content.push(ev.text);
+    }
+  };
+  for (const chunk of chunks) take(parser.push(chunk));
+  take(parser.end());
+  return { calls, content: content.join("") };
+}
+
+/**
+ * The same, slicing each chunk off the text as it is pushed (fresh strings, as from a socket): for the scaling
+ * test, so that the 10× run does not also carry 4 M pre-cut chunk strings on the heap, which slows every GC.
+ */
+function runToolbridgeSlicing(text: string, offsets: Uint32Array): number {
+  const parser = hermes.createParser({ tools: BENCH_TOOLS });
+  let calls = 0;
+  for (let k = 0; k + 1 < offsets.length; k++) {
+    for (const ev of parser.push(text.slice(offsets[k], offsets[k + 1]))) if (ev.type === "call-end") calls++;
+  }
+  for (const ev of parser.end()) if (ev.type === "call-end") calls++;
+  return calls;
+}
+
+type Part = LanguageModelV3StreamPart;
+
+function streamParts(chunks: readonly string[]): Part[] {
+  const parts: Part[] = [
+    { type: "stream-start", warnings: [] },
+    { type: "text-start", id: "t0" },
+  ];
+  for (const delta of chunks) parts.push({ type: "text-delta", id: "t0", delta });
+  parts.push({ type: "text-end", id: "t0" });
+  parts.push({
+    type: "finish",
+    finishReason: { unified: "stop", raw: "stop" },
+    usage: {
+      inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+      outputTokens: { total: chunks.length, text: chunks.length, reasoning: 0 },
+    },
+  });
+  return parts;
+}
+
+/** toolbridge as a one-stage AI SDK middleware: parser events mapped onto the SDK's stream parts. */
+const toolbridgeMiddleware: LanguageModelV3Middleware = {
+  specificationVersion: "v3",
+  wrapStream: async ({ doStream }) => {
+    const { stream, ...rest } = await doStream();
+    const parser = hermes.createParser({ tools: BENCH_TOOLS });
+    const ids: string[] = [];
+    let textId: string | null = null;
+    let textCount = 0;
+    let sawCall = false;
+    const emit = (events: ParserEvent[], out: TransformStreamDefaultController<Part>) => {
+      for (const ev of events) {
+        switch (ev.type) {
+          case "content":
+            if (textId === null) {
+              textId = `txt${textCount++}`;
+              out.enqueue({ type: "text-start", id: textId });
+            }
+            out.enqueue({ type: "text-delta", id: textId, delta: ev.text });
+            break;
+          case "call-start":
+            if (textId !== null) out.enqueue({ type: "text-end", id: textId });
+            textId = null;
+            ids[ev.index] = ev.id;
+            out.enqueue({ type: "tool-input-start", id: ev.id, toolName: ev.name });
+            break;
+          case "call-args-delta":
+            out.enqueue({ type: "tool-input-delta", id: ids[ev.index]!, delta: ev.text });
+            break;
+          case "call-end":
+            sawCall = true;
+            out.enqueue({ type: "tool-input-end", id: ev.call.id });
+            out.enqueue({
+              type: "tool-call",
+              toolCallId: ev.call.id,
+              toolName: ev.call.name,
+              input: JSON.stringify(ev.call.arguments),
+            });
+            break;
+          default:
+            break;
+        }
+      }
+    };
+    const transform = new TransformStream<Part, Part>({
+      transform(part, out) {
+        if (part.type === "text-delta") emit(parser.push(part.delta), out);
+        else if (part.type === "finish") {
+          emit(parser.end(), out);
+          if (textId !== null) out.enqueue({ type: "text-end", id: textId });
+          textId = null;
+          out.enqueue(
+            sawCall ? { ...part, finishReason: { unified: "tool-calls", raw: part.finishReason.raw } } : part,
+          );
+        } else if (part.type !== "text-start" && part.type !== "text-end") out.enqueue(part);
+      },
+    });
+    return { ...rest, stream: stream.pipeThrough(transform) };
+  },
+};
+
+/** `stages` pass-through TransformStreams: what the web-stream plumbing alone costs. */
+function identityMiddleware(stages: number): LanguageModelV3Middleware {
+  return {
+    specificationVersion: "v3",
+    wrapStream: async ({ doStream }) => {
+      const { stream, ...rest } = await doStream();
+      let s = stream;
+      for (let k = 0; k < stages; k++) s = s.pipeThrough(new TransformStream<Part, Part>());
+      return { ...rest, stream: s };
+    },
+  };
+}
+
+/** The harness alone: `wrapLanguageModel` with nothing to do (it still adapts the V3 model's stream to V4). */
+const NO_MIDDLEWARE: LanguageModelV3Middleware = { specificationVersion: "v3" };
+
+const SDK_TOOLS = BENCH_TOOLS.map((t) => ({
+  type: "function" as const,
+  name: t.name,
+  description: t.description,
+  inputSchema: t.inputSchema as Record<string, unknown>,
+}));
+
+/** Drives `middleware` (or none) over the parts through the AI SDK's mock model and drains the result. */
+async function runThroughSdk(
+  parts: readonly Part[],
+  middleware: LanguageModelV3Middleware,
+  collect: boolean,
+): Promise<RunResult & { parts: number }> {
+  const model = new MockLanguageModelV3({
+    doStream: async () => ({
+      stream: simulateReadableStream({ chunks: [...parts], initialDelayInMs: null, chunkDelayInMs: null }),
+    }),
+  });
+  // V3 middleware (what 4.1.26 ships) runs unchanged under ai 7, whose type wants V4 (V3→V4 parts are additive).
+  const wrapped = wrapLanguageModel({ model, middleware: middleware as unknown as LanguageModelMiddleware });
+  const { stream } = await wrapped.doStream({
+    prompt: [{ role: "user", content: [{ type: "text", text: "Do the work." }] }],
+    tools: SDK_TOOLS,
+  });
+  const reader = stream.getReader();
+  const calls: BenchCall[] = [];
+  const content: string[] = [];
+  let count = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    count++;
+    if (value.type === "tool-call") {
+      calls.push({ name: value.toolName, arguments: JSON.parse(value.input) as Record<string, unknown> });
+    } else if (collect && value.type === "text-delta") content.push(value.delta);
+  }
+  return { calls, content: content.join(""), parts: count };
+}
+
+/** 4.1.26's hermes stream transformer, called directly (its `TransformStream` captured), without web streams. */
+async function runAiSdkParserOnly(parts: readonly Part[]): Promise<RunResult> {
+  type Transformer = { transform(part: Part, controller: { enqueue(p: Part): void }): void };
+  const Original = globalThis.TransformStream;
+  let transformer: Transformer | undefined;
+  globalThis.TransformStream = class {
+    constructor(t: Transformer) {
+      transformer = t;
+    }
+  } as unknown as typeof TransformStream;
+  try {
+    aiSdkHermesProtocol().createStreamParser({ tools: SDK_TOOLS, options: {} });
+  } finally {
+    globalThis.TransformStream = Original;
+  }
+  const calls: BenchCall[] = [];
+  const controller = {
+    enqueue(p: Part) {
+      if (p.type === "tool-call")
+        calls.push({ name: p.toolName, arguments: JSON.parse(p.input) as Record<string, unknown> });
+    },
+  };
+  for (const part of parts) transformer!.transform(part, controller);
+  // It schedules a progress check (setTimeout) per chunk inside a call: let those run too.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  return { calls, content: "" };
+}
+
+/** Counts `pipeThrough` stages built while `fn` sets a stream up. */
+async function countStages(fn: () => Promise<unknown>): Promise<number> {
+  const proto = ReadableStream.prototype as { pipeThrough: (...args: unknown[]) => unknown };
+  const original = proto.pipeThrough;
+  let stages = 0;
+  proto.pipeThrough = function (this: unknown, ...args: unknown[]) {
+    stages++;
+    return original.apply(this, args);
+  };
+  try {
+    await fn();
+  } finally {
+    proto.pipeThrough = original;
+  }
+  return stages;
+}
+
+// --- measurement ------------------------------------------------------------------------------------------------
+
+/**
+ * CPU time of this process (user + system) in ms. Everything measured runs in-process without waiting (streams
+ * without delays), so on an idle machine this equals wall time; on a loaded one it leaves out time spent
+ * preempted by other processes, which would otherwise swamp the ratios.
+ */
+function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+async function median(rounds: number, warmup: number, fn: () => unknown): Promise<number> {
+  for (let i = 0; i < warmup; i++) await fn();
+  const times: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const t0 = cpuMs();
+    await fn();
+    times.push(cpuMs() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
+}
+
+function sameCalls(label: string, got: readonly BenchCall[], want: readonly BenchCall[]): boolean {
+  if (got.length !== want.length) {
+    console.log(`  ✗ ${label}: ${got.length} calls, expected ${want.length}`);
+    return false;
+  }
+  for (let i = 0; i < want.length; i++) {
+    if (!isDeepStrictEqual(got[i], want[i])) {
+      console.log(`  ✗ ${label}: call ${i} differs: ${JSON.stringify(got[i]).slice(0, 200)}`);
+      return false;
+    }
+  }
+  return true;
+}
+
+const ms = (t: number) => `${t.toFixed(1)} ms`;
+const nsPerChar = (t: number, chars: number) => `${((t * 1e6) / chars).toFixed(1)} ns/char`;
+const ratio = (x: number) => `${x.toFixed(2)}×`;
+const verdict = (ok: boolean) => (ok ? "met" : "NOT met");
+
+const rows: [string, string, string, string][] = [];
+let section = "";
+const heading = (id: string, title: string) => {
+  section = id;
+  console.log(`\n(${id}) ${title}`);
+};
+const row = (what: string, value: string, note = "") => {
+  rows.push([section, what, value, note]);
+  console.log(`  ${what}: ${value}${note ? `  (${note})` : ""}`);
+};
+
+async function main(): Promise<void> {
+  const t0 = performance.now();
+  console.log(
+    `bench:parse-stream — node ${process.version}, seed ${SEED}${implDir ? `, impl ${implDir}` : ""}`,
+  );
+
+  const small = generateOutput(SEED, SIZE);
+  const big = generateOutput(SEED + 1, SIZE * 10);
+  const smallOffsets = chunkOffsets(small.text, SEED);
+  const bigOffsets = chunkOffsets(big.text, SEED + 1);
+  const smallChunks = chunkText(small.text, smallOffsets);
+  const longArgs = small.calls.filter((c) => typeof c.arguments.content === "string").length;
+  console.log(
+    `output: ${small.text.length.toLocaleString()} chars, ${small.calls.length} calls (${longArgs} with 1–8 KB string arguments), ${smallChunks.length.toLocaleString()} chunks of 1–4 chars; 10×: ${big.text.length.toLocaleString()} chars, ${(bigOffsets.length - 1).toLocaleString()} chunks`,
+  );
+
+  // Correctness first: every side finds the expected calls.
+  let ok = true;
+  const ours = runToolbridge(smallChunks, true);
+  ok = sameCalls("toolbridge 1×", ours.calls, small.calls) && ok;
+  const bigCalls = runToolbridge(chunkText(big.text, bigOffsets), false).calls;
+  ok = sameCalls("toolbridge 10×", bigCalls, big.calls) && ok;
+
+  heading("a", "linear scaling — toolbridge, each chunk sliced off as it is pushed");
+  const tSmallSliced = await median(7, 2, () => runToolbridgeSlicing(small.text, smallOffsets));
+  const tBig = await median(3, 1, () => runToolbridgeSlicing(big.text, bigOffsets));
+  const growth = tBig / big.text.length / (tSmallSliced / small.text.length);
+  row("toolbridge 1×", ms(tSmallSliced), nsPerChar(tSmallSliced, small.text.length));
+  row("toolbridge 10×", ms(tBig), nsPerChar(tBig, big.text.length));
+  row(
+    "per-char cost growth 10×/1×",
+    ratio(growth),
+    `goal ≤ ${GOAL_LINEAR}×: ${verdict(growth <= GOAL_LINEAR)}`,
+  );
+  const tSmall = await median(7, 2, () => runToolbridge(smallChunks, false));
+  row("toolbridge 1×, pre-cut chunks (as below)", ms(tSmall), nsPerChar(tSmall, small.text.length));
+  if (process.env.BENCH_ONLY === "a") {
+    // quick loop while working on the parser: toolbridge alone
+    const large = largeArgumentOutput(SEED + 2);
+    const largeChunks = chunkText(large.text, chunkOffsets(large.text, SEED + 2));
+    ok = sameCalls("toolbridge large", runToolbridge(largeChunks, false).calls, large.calls) && ok;
+    const tLargeOurs = await median(15, 3, () => runToolbridge(largeChunks, false));
+    row(
+      `toolbridge, one ${LARGE_ARG / 1000} KB argument`,
+      ms(tLargeOurs),
+      nsPerChar(tLargeOurs, large.text.length),
+    );
+    console.log(ok ? "all calls matched" : "CALL MISMATCH (see above)");
+    if (!ok) process.exitCode = 1;
+    return;
+  }
+
+  const parts = streamParts(smallChunks);
+  const theirs = await runThroughSdk(parts, hermesToolMiddleware, true);
+  ok = sameCalls("@ai-sdk-tool/parser 4.1.26 middleware", theirs.calls, small.calls) && ok;
+  const oursSdk = await runThroughSdk(parts, toolbridgeMiddleware, true);
+  ok = sameCalls("toolbridge middleware", oursSdk.calls, small.calls) && ok;
+  ok = sameCalls("4.1.26 parser only", (await runAiSdkParserOnly(parts)).calls, small.calls) && ok;
+  console.log(
+    `\ncalls: ${ok ? "all sides found the same" : "MISMATCH"} ${small.calls.length} calls; content ${ours.content === theirs.content ? "identical" : `differs (toolbridge ${ours.content.length} chars, 4.1.26 ${theirs.content.length} chars)`}`,
+  );
+
+  const theirStages = await countStages(() => runThroughSdk(parts.slice(0, 3), hermesToolMiddleware, false));
+  const ourStages = await countStages(() => runThroughSdk(parts.slice(0, 3), toolbridgeMiddleware, false));
+  const bareStages = await countStages(() => runThroughSdk(parts.slice(0, 3), NO_MIDDLEWARE, false));
+
+  heading("b", "vs @ai-sdk-tool/parser@4.1.26 hermes, same chunks");
+  // (the verification runs above warmed these up)
+  const tTheirs = await median(3, 0, () => runThroughSdk(parts, hermesToolMiddleware, false));
+  const tOursSdk = await median(3, 0, () => runThroughSdk(parts, toolbridgeMiddleware, false));
+  const tTheirsOnly = await median(3, 0, () => runAiSdkParserOnly(parts));
+  const tBare = await median(3, 0, () => runThroughSdk(parts, NO_MIDDLEWARE, false));
+  const tIdentity = await median(3, 0, () =>
+    runThroughSdk(parts, identityMiddleware(theirStages - bareStages), false),
+  );
+  row(
+    "stages (pipeThrough per stream)",
+    `4.1.26 ${theirStages}, toolbridge ${ourStages}, no middleware ${bareStages}`,
+  );
+  row("4.1.26 middleware through the SDK", ms(tTheirs), nsPerChar(tTheirs, small.text.length));
+  row("toolbridge middleware through the SDK", ms(tOursSdk), nsPerChar(tOursSdk, small.text.length));
+  row("4.1.26 parser only (transformer, no streams)", ms(tTheirsOnly));
+  row("SDK harness, empty middleware", ms(tBare), `${bareStages} stage: V3→V4 adapter`);
+  row(
+    `SDK harness, ${theirStages - bareStages} identity stages`,
+    ms(tIdentity),
+    "what 4.1.26's stages cost before any parsing",
+  );
+  const speedup = tTheirs / tSmall;
+  row(
+    "ratio: 4.1.26 middleware / toolbridge push loop",
+    ratio(speedup),
+    `goal ≥ ${GOAL_SPEEDUP}×: ${verdict(speedup >= GOAL_SPEEDUP)}`,
+  );
+  row("ratio: both through the SDK (4.1.26 / toolbridge)", ratio(tTheirs / tOursSdk));
+  row("ratio: parsing only (4.1.26 transformer / toolbridge)", ratio(tTheirsOnly / tSmall));
+  row(
+    "ratio: above harness (4.1.26 − harness) / (toolbridge − harness)",
+    ratio((tTheirs - tBare) / Math.max(1e-9, tOursSdk - tBare)),
+  );
+
+  heading("b′", `one call with a ${LARGE_ARG / 1000} KB string argument`);
+  const large = largeArgumentOutput(SEED + 2);
+  const largeChunks = chunkText(large.text, chunkOffsets(large.text, SEED + 2));
+  const largeParts = streamParts(largeChunks);
+  ok = sameCalls("toolbridge large", runToolbridge(largeChunks, false).calls, large.calls) && ok;
+  const tLargeOurs = await median(15, 3, () => runToolbridge(largeChunks, false));
+  const tLargeOursSdk = await median(3, 1, () => runThroughSdk(largeParts, toolbridgeMiddleware, false));
+  // 4.1.26 rescans the growing call body on every chunk (quadratic): one round, checked as it goes.
+  let theirsLarge: RunResult = { calls: [], content: "" };
+  const tLargeTheirs = await median(1, 0, async () => {
+    theirsLarge = await runThroughSdk(largeParts, hermesToolMiddleware, false);
+  });
+  ok = sameCalls("4.1.26 large", theirsLarge.calls, large.calls) && ok;
+  row(
+    "toolbridge push loop",
+    ms(tLargeOurs),
+    `${nsPerChar(tLargeOurs, large.text.length)}, ${largeChunks.length.toLocaleString()} chunks`,
+  );
+  row("toolbridge middleware through the SDK", ms(tLargeOursSdk));
+  row("4.1.26 middleware through the SDK (1 round)", ms(tLargeTheirs));
+  row("ratio: 4.1.26 middleware / toolbridge push loop", ratio(tLargeTheirs / tLargeOurs));
+  row("ratio: both through the SDK", ratio(tLargeTheirs / tLargeOursSdk));
+
+  heading("c", "vs one JSON.parse of the same prose and calls as a JSON document");
+  const tJson = await median(15, 3, () => JSON.parse(small.json));
+  row(
+    "JSON.parse",
+    ms(tJson),
+    `${small.json.length.toLocaleString()} chars, ${nsPerChar(tJson, small.json.length)}`,
+  );
+  const perChar = tSmall / small.text.length / (tJson / small.json.length);
+  row("ratio: toolbridge streaming (1–4 char chunks) / JSON.parse, per char", ratio(perChar));
+  const tOnePush = await median(7, 2, () => runToolbridge([small.text], false));
+  row("toolbridge, the whole output in one push", ms(tOnePush), nsPerChar(tOnePush, small.text.length));
+  row(
+    "ratio: toolbridge one push / JSON.parse, per char",
+    ratio(tOnePush / small.text.length / (tJson / small.json.length)),
+  );
+
+  console.log(`\n| | measurement | value | note |\n|---|---|---|---|`);
+  for (const [id, what, value, note] of rows) console.log(`| ${id} | ${what} | ${value} | ${note} |`);
+  console.log(
+    `\n${ok ? "all calls matched" : "CALL MISMATCH (see above)"}; finished in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+  );
+  if (!ok) process.exitCode = 1;
+}
+
+await main();

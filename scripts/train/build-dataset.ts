@@ -1,0 +1,200 @@
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { AgentMessage } from "../../src/agent/messages.js";
+import { createRandom } from "../../src/models/gguf/make-test-model.js";
+import { resultToText } from "../../src/protocols/core/render-helpers.js";
+import { SqliteStore } from "../../src/store/sqlite-store.js";
+import { createCalculatorTool, createDateTimeTools, createDiceTool } from "../../src/tools/builtin/index.js";
+import { createMemoryTools } from "../../src/tools/builtin/memory.js";
+import { ToolExecutor } from "../../src/tools/tool-executor.js";
+import { ToolRegistry } from "../../src/tools/tool-registry.js";
+import { renderConversation } from "./render-conversation.js";
+import { drawRequest, jitter, type RequestKind, type Split } from "./requests.js";
+
+export interface Conversation {
+  kind: RequestKind;
+  request: string;
+  messages: AgentMessage[];
+  text: string;
+  targets: Array<{ start: number; end: number }>;
+}
+
+export interface HeldOutRequest {
+  id: number;
+  kind: RequestKind;
+  request: string;
+  /** The call the model should make; null for small talk. */
+  expected: { name: string; arguments: Record<string, unknown> } | null;
+  /** For small talk: the reference reply (not scored, shown in reports). */
+  reply?: string;
+}
+
+const ISO_INSTANT = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g;
+
+/**
+ * The real built-in tools, driven by the dataset's seeded random source and clock so a seed reproduces every result.
+ * Memory tools run over a fresh in-memory store per conversation (see `withMemoryStore`).
+ */
+class DatasetTools {
+  random: () => number = () => 0.5;
+  clock = Date.UTC(2026, 0, 1);
+  readonly tools: Tool[];
+  readonly #executor: ToolExecutor;
+  #store: SqliteStore | undefined;
+
+  constructor() {
+    const registry = new ToolRegistry();
+    registry.registerAll([
+      createCalculatorTool(),
+      createDiceTool({ random: () => this.random() }),
+      ...createDateTimeTools({ now: () => this.clock }),
+    ]);
+    registry.registerAll(
+      createMemoryTools({
+        searchMemory: (q, o) => this.#memory().searchMemory(q, o),
+        saveNote: (n) => this.#memory().saveNote(n),
+      }),
+    );
+    this.tools = registry.definitions().map((d) => d.tool);
+    this.#executor = new ToolExecutor(registry);
+  }
+
+  #memory(): SqliteStore {
+    this.#store ??= new SqliteStore(":memory:");
+    return this.#store;
+  }
+
+  async freshMemory(): Promise<void> {
+    await this.#store?.close();
+    this.#store = undefined;
+  }
+
+  async call(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+    const result = await this.#executor.call(name, args);
+    if (name !== "memory_search") return result;
+    // The store stamps notes with the wall clock; the dataset's clock keeps a seed's data identical run to run.
+    const stamp = new Date(this.clock - 3_600_000).toISOString();
+    const content = result.content.map((b) =>
+      b.type === "text" ? { ...b, text: b.text.replace(ISO_INSTANT, stamp) } : b,
+    );
+    return { ...result, content };
+  }
+
+  async close(): Promise<void> {
+    await this.freshMemory();
+  }
+}
+
+/** Names of the tools `toolbridge run` offers by default, in the registry's (sorted) order: the catalogue trained on. */
+export const RUNTIME_TOOL_ORDER = [
+  "calculator",
+  "convert_time",
+  "get_time",
+  "memory_search",
+  "note_save",
+  "roll_dice",
+  "time_difference",
+] as const;
+
+export interface DatasetOptions {
+  seed: number;
+  train: number;
+  heldOut: number;
+}
+
+export interface Dataset {
+  tools: Tool[];
+  train: Conversation[];
+  heldOut: HeldOutRequest[];
+}
+
+/** Training conversations (tools really executed) and held-out requests; the same seed gives the same dataset. */
+export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
+  const rng = createRandom(options.seed);
+  const env = new DatasetTools();
+  const order = env.tools.map((t) => t.name).join(",");
+  if (order !== RUNTIME_TOOL_ORDER.join(",")) throw new Error(`tool order changed: ${order}`);
+  try {
+    const heldOut: HeldOutRequest[] = [];
+    const heldTexts = new Set<string>();
+    const heldArgs = new Set<string>();
+    // Held-out first, with a fixed quota per kind, so the split covers every tool.
+    const quota: [RequestKind, number][] = [
+      ["calculator", 0.28],
+      ["roll_dice", 0.2],
+      ["get_time", 0.22],
+      ["note_save", 0.07],
+      ["memory_search", 0.07],
+      ["chat", 0.16],
+    ];
+    for (const [kind, share] of quota) {
+      const n = Math.round(options.heldOut * share);
+      for (let i = 0; i < n; i++) {
+        const r = drawRequest(rng, "heldout", kind);
+        const text = jitter(rng, r.text);
+        heldTexts.add(text.toLowerCase());
+        if (r.call) heldArgs.add(JSON.stringify(r.call));
+        heldOut.push({
+          id: heldOut.length,
+          kind,
+          request: text,
+          expected: r.call ?? null,
+          ...(r.reply ? { reply: r.reply } : {}),
+        });
+      }
+    }
+    const train: Conversation[] = [];
+    while (train.length < options.train) {
+      const r = drawRequest(rng, "train" as Split);
+      const text = jitter(rng, r.text);
+      // Held-out means never seen: drop a training draw that collides with a held-out request or call.
+      if (heldTexts.has(text.toLowerCase()) || (r.call && heldArgs.has(JSON.stringify(r.call)))) continue;
+      const messages: AgentMessage[] = [{ role: "user", content: text }];
+      if (r.call) {
+        env.random = createRandom(Math.floor(rng() * 2 ** 31));
+        env.clock = Date.UTC(2025, 0, 1) + Math.floor(rng() * 730 * 86_400_000);
+        if (r.kind === "note_save" || r.kind === "memory_search") await seedMemory(env, rng, r);
+        const id = `call_${train.length}`;
+        const result = await env.call(r.call.name, r.call.arguments);
+        if (result.isError)
+          throw new Error(
+            `${r.call.name} ${JSON.stringify(r.call.arguments)} failed: ${resultToText(result)}`,
+          );
+        messages.push(
+          {
+            role: "assistant",
+            content: "",
+            toolCalls: [{ id, name: r.call.name, arguments: r.call.arguments }],
+          },
+          { role: "tool", callId: id, name: r.call.name, result },
+          { role: "assistant", content: (r.answer as (x: string) => string)(resultToText(result)) },
+        );
+      } else {
+        messages.push({ role: "assistant", content: r.reply ?? "" });
+      }
+      const rendered = renderConversation(messages, env.tools);
+      train.push({ kind: r.kind, request: text, messages, ...rendered });
+    }
+    return { tools: env.tools, train, heldOut };
+  } finally {
+    await env.close();
+  }
+}
+
+/** A memory as a user would have it: a few notes saved before, the asked-about one among them most of the time. */
+async function seedMemory(
+  env: DatasetTools,
+  rng: () => number,
+  r: ReturnType<typeof drawRequest>,
+): Promise<void> {
+  await env.freshMemory();
+  const others = Math.floor(rng() * 4);
+  const fillers = ["shopping list", "holiday plan", "book to read", "birthday gift", "recipe idea"];
+  for (let i = 0; i < others; i++) {
+    const title = fillers[Math.floor(rng() * fillers.length)] as string;
+    await env.call("note_save", { title, content: `my ${title} is ${1 + Math.floor(rng() * 90)}` });
+  }
+  if (r.kind === "memory_search" && rng() < 0.75) {
+    const query = String(r.call?.arguments.query);
+    await env.call("note_save", { title: query, content: `my ${query} is ${10 + Math.floor(rng() * 9000)}` });
+  }
+}

@@ -1,0 +1,65 @@
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { AgentMessage } from "./messages.js";
+
+/** auto: the model decides; required: it must call some tool; none: it must not; { name }: it must call that tool. */
+export type ToolChoice = "auto" | "required" | "none" | { name: string };
+
+export interface ModelRequest {
+  messages: readonly AgentMessage[];
+  /** The tools offered this turn, as MCP objects (already filtered by allowlist and local-only mode). */
+  tools: readonly Tool[];
+  toolChoice: ToolChoice;
+  /** Fires on step timeout, total timeout and cancellation; a backend stops generating when it does. */
+  signal: AbortSignal;
+  /**
+   * Set by the loop for backends that run tool handlers while generating (node-llama-cpp's function calling). Hand
+   * it a call the moment the model has made it, instead of streaming call events for it: the loop validates it,
+   * applies the approval policy, records it and — when it needs no approval — runs it (at most once, with events) and
+   * answers `done` with the observation to feed back, so generation continues. `pending` means: stop generating now
+   * and finish the turn (reason `tool-calls`); the loop owns the call (it waits for approval, or the run must stop)
+   * and will call `stream` again with the results in `messages`.
+   */
+  executeCall?: (call: ModelCallRequest) => Promise<ExecuteCallOutcome>;
+}
+
+/** A call handed to `ModelRequest.executeCall`. */
+export interface ModelCallRequest {
+  id?: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+export type ExecuteCallOutcome = { status: "done"; result: CallToolResult } | { status: "pending" };
+
+export interface ModelUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  reasoningTokens?: number;
+}
+
+/** Why the model stopped generating this turn. */
+export type ModelFinishReason = "stop" | "tool-calls" | "length" | "content-filter" | "error" | "other";
+
+/**
+ * What a model streams for one turn, in order. Native tool calls arrive as call-start / call-args-delta / call-end;
+ * a text-only backend streams text-delta and lets the run's protocol find calls in it. `call-end.arguments` may be a
+ * string: the raw argument text, parsed by the loop (a parse failure becomes an error observation for the model).
+ */
+export type ModelEvent =
+  | { type: "text-delta"; text: string }
+  | { type: "reasoning-delta"; text: string }
+  | { type: "call-start"; id?: string; name: string }
+  | { type: "call-args-delta"; id?: string; text: string }
+  | { type: "call-end"; id?: string; name: string; arguments: unknown }
+  | { type: "finish"; reason: ModelFinishReason; usage?: ModelUsage };
+
+/**
+ * The interface the loop drives. Implementations (node-llama-cpp, OpenAI chat, Anthropic, text completions, replay)
+ * turn one request into one streamed turn. Throwing (or an async iterator that rejects) ends the run with
+ * stop reason `model-error`; the message is shown to the user, so make it say what to fix.
+ */
+export interface LanguageModel {
+  /** For traces and run records, e.g. `openai:gpt-4.1` or `replay:turns.jsonl`. */
+  readonly id: string;
+  stream(request: ModelRequest): AsyncIterable<ModelEvent>;
+}

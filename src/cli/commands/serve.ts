@@ -1,0 +1,80 @@
+import type { Command } from "commander";
+import { describeMcpServerStatus, stderrMountLogger } from "../../mcp/mcp-cli-support.js";
+import { ServerConfigError, startServer } from "../../server/start-server.js";
+import { CliError, runCommand } from "../cli-error.js";
+import { createRuntime } from "../runtime.js";
+
+interface ServeOptions {
+  port: string;
+  host: string;
+  token?: string;
+  config?: string;
+  allowedOrigin?: string[];
+  allowedHost?: string[];
+  maxBodyBytes?: string;
+  verbose?: boolean;
+}
+
+function parseInteger(text: string, option: string, min: number, max: number): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new CliError(`${option} must be a whole number from ${min} to ${max}, got "${text}".`);
+  }
+  return value;
+}
+
+export function registerServeCommand(program: Command): void {
+  program
+    .command("serve")
+    .description("run the HTTP server: MCP (Streamable HTTP) at /mcp")
+    .option("-p, --port <n>", "port to listen on (0 picks a free one)", "8080")
+    .option("-H, --host <address>", "address to bind; anything but loopback requires --token", "127.0.0.1")
+    .option("--token <secret>", "require Authorization: Bearer <secret> (default: $TOOLBRIDGE_TOKEN)")
+    .option("--allowed-origin <origin...>", "browser origins allowed besides the server's own")
+    .option("--allowed-host <name...>", "Host header names allowed besides localhost (e.g. behind a proxy)")
+    .option("--max-body-bytes <n>", "largest request body accepted (default 4 MiB)")
+    .option("-c, --config <file>", "config file (default: ./toolbridge.config.json when present)")
+    .option("--verbose", "also log the stderr of mounted MCP servers")
+    .action((options: ServeOptions) =>
+      runCommand(async () => {
+        const port = parseInteger(options.port, "--port", 0, 65535);
+        const maxBodyBytes =
+          options.maxBodyBytes === undefined
+            ? undefined
+            : parseInteger(options.maxBodyBytes, "--max-body-bytes", 1, 1024 * 1024 * 1024);
+        const token = options.token ?? process.env.TOOLBRIDGE_TOKEN ?? undefined;
+        const logger = stderrMountLogger(options.verbose === true);
+        const runtime = await createRuntime({
+          ...(options.config ? { configPath: options.config } : {}),
+          mcpLogger: logger,
+        });
+        try {
+          const server = await startServer({
+            registry: runtime.registry,
+            executor: runtime.executor,
+            port,
+            host: options.host,
+            ...(token ? { token } : {}),
+            ...(options.allowedOrigin ? { allowedOrigins: options.allowedOrigin } : {}),
+            ...(options.allowedHost ? { allowedHosts: options.allowedHost } : {}),
+            ...(maxBodyBytes ? { maxBodyBytes } : {}),
+          }).catch((error: unknown) => {
+            if (error instanceof ServerConfigError) throw new CliError(error.message, 2);
+            throw error;
+          });
+          for (const status of runtime.mcpServers.status()) logger.info?.(describeMcpServerStatus(status));
+          process.stdout.write(
+            `toolbridge serving ${runtime.registry.size} tool(s) on ${server.url} — MCP endpoint ${server.url}/mcp\n`,
+          );
+          await new Promise<void>((resolve) => {
+            process.once("SIGINT", resolve);
+            process.once("SIGTERM", resolve);
+          });
+          await server.close();
+          return 0;
+        } finally {
+          await runtime.close();
+        }
+      }),
+    );
+}

@@ -1,0 +1,180 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { ModelConfig } from "../config/model-config-schema.js";
+import { CliError } from "./cli-error.js";
+import {
+  type ModelFlags,
+  parseToolChoice,
+  requireModelSettings,
+  resolveModelSettings,
+} from "./model-options.js";
+
+let dir: string;
+let gguf: string;
+let other: string;
+let turns: string;
+const configFile = () => path.join(dir, "toolbridge.config.json");
+
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), "tb-model-options-"));
+  gguf = path.join(dir, "model.gguf");
+  other = path.join(dir, "other.gguf");
+  turns = path.join(dir, "turns.jsonl");
+  for (const file of [gguf, other, turns]) writeFileSync(file, "");
+});
+
+function resolve(flags: ModelFlags, env: Record<string, string> = {}, config?: ModelConfig) {
+  return resolveModelSettings({ flags, env, config, configFile: configFile(), cwd: dir });
+}
+
+function usageError(body: () => unknown): CliError {
+  try {
+    body();
+  } catch (error) {
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).exitCode).toBe(2);
+    return error as CliError;
+  }
+  throw new Error("expected a usage error");
+}
+
+describe("model settings: flags over environment over config file", () => {
+  const config: ModelConfig = { provider: "llama", path: "model.gguf", threads: 2, toolChoice: "required" };
+
+  it("takes the config file's model, with its path resolved against the file's folder", () => {
+    expect(resolve({}, {}, config)).toEqual({
+      provider: "llama",
+      path: gguf,
+      threads: 2,
+      toolChoice: "required",
+    });
+  });
+
+  it("lets the environment replace the config's model, and a flag replace both", () => {
+    const env = { TOOLBRIDGE_MODEL: "other.gguf" };
+    expect(resolve({}, env, config)).toMatchObject({ provider: "llama", path: other });
+    expect(resolve({ model: "model.gguf" }, env, config)).toMatchObject({ provider: "llama", path: gguf });
+    expect(resolve({ model: `replay:${turns}` }, env, config)).toMatchObject({
+      provider: "replay",
+      path: turns,
+    });
+  });
+
+  it("keeps a lower layer's model-specific settings only for the same provider; general ones always", () => {
+    // Same provider: the config's threads stay. General: toolChoice stays even when the flags pick another backend.
+    expect(resolve({ model: "other.gguf" }, {}, config)).toEqual({
+      provider: "llama",
+      path: other,
+      threads: 2,
+      toolChoice: "required",
+    });
+    expect(resolve({ anthropic: true }, {}, config)).toEqual({
+      provider: "anthropic",
+      toolChoice: "required",
+    });
+  });
+
+  it("refines a configured server with a flag, and --api switches chat ↔ completions", () => {
+    const server: ModelConfig = {
+      provider: "openai",
+      baseUrl: "http://127.0.0.1:9/v1",
+      name: "qwen",
+      maxTokens: 99,
+    };
+    expect(resolve({ modelName: "llama3" }, {}, server)).toEqual({
+      provider: "openai",
+      baseUrl: "http://127.0.0.1:9/v1",
+      name: "llama3",
+      maxTokens: 99,
+    });
+    expect(resolve({ api: "completions" }, {}, server)).toMatchObject({
+      provider: "completions",
+      name: "qwen",
+    });
+    expect(resolve({}, { TOOLBRIDGE_MODEL_NAME: "from-env" }, server)).toMatchObject({ name: "from-env" });
+  });
+
+  it("reads the routing override and tool choice with the same precedence", () => {
+    const server: ModelConfig = { provider: "openai", name: "m", nativeTools: false, toolChoice: "none" };
+    expect(resolve({}, {}, server)).toMatchObject({ nativeTools: false, toolChoice: "none" });
+    expect(resolve({ nativeTools: true, toolChoice: "calculator" }, {}, server)).toMatchObject({
+      nativeTools: true,
+      toolChoice: { name: "calculator" },
+    });
+    expect(resolve({}, { TOOLBRIDGE_TOOL_CHOICE: "required" }, server)).toMatchObject({
+      toolChoice: "required",
+    });
+  });
+
+  it("chooses a server from the environment only through toolbridge's own variables", () => {
+    expect(
+      resolve({}, { OPENAI_API_KEY: "sk-x", OPENAI_BASE_URL: "http://x/v1", ANTHROPIC_API_KEY: "k" }),
+    ).toBe(undefined);
+    expect(
+      resolve({}, { TOOLBRIDGE_BASE_URL: "http://127.0.0.1:8080/v1", TOOLBRIDGE_API: "completions" }),
+    ).toEqual({ provider: "completions", baseUrl: "http://127.0.0.1:8080/v1" });
+    expect(resolve({}, { TOOLBRIDGE_PROVIDER: "anthropic", TOOLBRIDGE_MODEL_NAME: "claude-x" })).toEqual({
+      provider: "anthropic",
+      name: "claude-x",
+    });
+  });
+
+  it("says how to point toolbridge at a model when none is configured (exit 2)", () => {
+    const error = usageError(() =>
+      requireModelSettings(
+        { flags: {}, env: {}, config: undefined, configFile: undefined, cwd: dir },
+        "chat",
+        () => undefined, // no bundled default model
+      ),
+    );
+    expect(error.message).toMatch(/^no model configured/);
+    expect(error.message).toContain("toolbridge chat --model ./model.gguf");
+    expect(error.message).toContain("--base-url http://localhost:11434/v1 --model-name");
+    expect(error.message).toContain("--api completions");
+    expect(error.message).toContain("--anthropic");
+    expect(error.message).toContain('{"model": {"provider": "llama"');
+  });
+
+  it("falls back to the default model (the bundled one, once there is one) only when nothing names a model", () => {
+    const fallback = () => ({ provider: "llama" as const, path: other });
+    const input = { env: {}, configFile: undefined, cwd: dir };
+    expect(requireModelSettings({ ...input, flags: {} }, "run", fallback)).toEqual({
+      provider: "llama",
+      path: other,
+    });
+    expect(requireModelSettings({ ...input, flags: { model: "model.gguf" } }, "run", fallback).path).toBe(
+      gguf,
+    );
+  });
+
+  it("rejects contradictory or unusable settings with a message that says what to do", () => {
+    expect(usageError(() => resolve({ model: "model.gguf", anthropic: true })).message).toContain(
+      "--model and --anthropic",
+    );
+    expect(usageError(() => resolve({ model: "missing.gguf" })).message).toContain("GGUF file not found");
+    expect(usageError(() => resolve({ model: "http://localhost:8080" })).message).toContain("--base-url");
+    expect(usageError(() => resolve({ baseUrl: "http://127.0.0.1:1/v1" })).message).toContain("--model-name");
+    expect(usageError(() => resolve({ baseUrl: "localhost:8080" })).message).toContain("http(s) URL");
+    expect(
+      usageError(() => resolve({ baseUrl: "http://127.0.0.1:1/v1", api: "completions", nativeTools: true }))
+        .message,
+    ).toContain("text-only");
+    expect(usageError(() => resolve({ model: "model.gguf", api: "completions" })).message).toContain("--api");
+    expect(usageError(() => resolve({ model: "model.gguf", seed: "-1" })).message).toContain("--seed");
+    expect(
+      usageError(() => resolve({}, {}, { provider: "anthropic", apiKeyEnv: "TB_TEST_MISSING_KEY" })).message,
+    ).toContain("TB_TEST_MISSING_KEY");
+  });
+});
+
+describe("parseToolChoice", () => {
+  it("reads the keywords and tool names, and refuses anything else", () => {
+    expect(parseToolChoice("auto")).toBe("auto");
+    expect(parseToolChoice("required")).toBe("required");
+    expect(parseToolChoice("none")).toBe("none");
+    expect(parseToolChoice("roll_dice")).toEqual({ name: "roll_dice" });
+    expect(() => parseToolChoice("two words")).toThrow(/auto, required, none or a tool name/);
+  });
+});

@@ -1,0 +1,58 @@
+import { z } from "zod";
+import { mcpServersSchema } from "../mcp/mcp-servers-config.js";
+import { modelConfigSchema } from "./model-config-schema.js";
+
+/**
+ * The shape of toolbridge.config.json. Unknown keys are errors, not silently ignored: a typo such as `filesytem`
+ * would otherwise quietly turn the filesystem tools off.
+ */
+export const filesystemConfigSchema = z.strictObject({
+  roots: z
+    .array(z.string().min(1, "a root must be a non-empty path"))
+    .min(1, "list at least one root directory"),
+  allowWrites: z.boolean().default(false),
+  maxReadBytes: z.number().int().positive().optional(),
+});
+
+export const toolsConfigSchema = z.strictObject({
+  allow: z.array(z.string().min(1)).optional(),
+  deny: z.array(z.string().min(1)).optional(),
+  concurrency: z.number().int().min(1).max(256).optional(),
+  timeoutMs: z.number().int().positive().optional(),
+  maxOutputChars: z.number().int().positive().optional(),
+  pageSize: z.number().int().min(1).max(10_000).optional(),
+});
+
+export const redactionConfigSchema = z.strictObject({
+  /** Environment variables whose values are secrets, besides those whose names look like one (…KEY, …TOKEN). */
+  envVars: z.array(z.string().min(1)).optional(),
+});
+
+export const webSearchConfigSchema = z.discriminatedUnion("provider", [
+  z.strictObject({
+    provider: z.literal("searxng"),
+    url: z.url(),
+    maxResults: z.number().int().min(1).max(20).optional(),
+  }),
+  z.strictObject({
+    provider: z.literal("brave"),
+    apiKeyEnv: z.string().min(1).optional(),
+    url: z.url().optional(),
+    maxResults: z.number().int().min(1).max(20).optional(),
+  }),
+]);
+
+export const configSchema = z.strictObject({
+  $schema: z.string().optional(),
+  filesystem: filesystemConfigSchema.optional(),
+  tools: toolsConfigSchema.optional(),
+  redaction: redactionConfigSchema.optional(),
+  /** Web search is off unless a backend is configured here. */
+  webSearch: webSearchConfigSchema.optional(),
+  /** External MCP servers to mount, in exactly the shape MCP desktop clients keep (`command`/`args`/`env`, `url`). */
+  mcpServers: mcpServersSchema.optional(),
+  /** The model `run` and `chat` use unless a flag or environment variable names another (see model-config-schema). */
+  model: modelConfigSchema.optional(),
+});
+
+export type ToolbridgeConfig = z.output<typeof configSchema>;

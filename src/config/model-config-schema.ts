@@ -1,0 +1,93 @@
+import { z } from "zod";
+
+/** The model backends a config file can name (`replay:` is a CLI/test device, not something to configure). */
+export const MODEL_PROVIDERS = ["llama", "openai", "completions", "anthropic"] as const;
+export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
+
+const TOOL_CHOICE_KEYWORDS = ["auto", "required", "none"] as const;
+
+/**
+ * `"auto" | "required" | "none"`, `{"name": "calculator"}`, or a bare tool name (as on the command line). Whether the
+ * named tool exists is checked when a run starts, against the tools actually offered.
+ */
+export const toolChoiceConfigSchema = z.union([
+  z.enum(TOOL_CHOICE_KEYWORDS),
+  z.strictObject({ name: z.string().min(1, "the tool name must not be empty") }),
+  z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,128}$/, 'must be "auto", "required", "none" or a tool name')
+    .transform((name) => ({ name })),
+]);
+
+/** Settings every backend understands. */
+const common = {
+  /** Tool-call format id for text-protocol mode (e.g. `hermes`); setting it selects text-protocol mode. */
+  protocol: z.string().min(1).optional(),
+  /** Force native tools (true) or a text protocol (false); default: native where the backend has it. */
+  nativeTools: z.boolean().optional(),
+  toolChoice: toolChoiceConfigSchema.optional(),
+  maxTokens: z.number().int().positive().optional(),
+  seed: z.number().int().min(0).optional(),
+};
+
+const apiKeyEnv = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be the name of an environment variable, not the key itself")
+  .optional();
+
+export const llamaModelConfigSchema = z.strictObject({
+  provider: z.literal("llama"),
+  /** A .gguf file; relative paths are resolved against the config file's folder. */
+  path: z.string().min(1, "give the path of a .gguf model file"),
+  /** CPU threads; default chosen from the cores available. */
+  threads: z.number().int().positive().optional(),
+  ...common,
+});
+
+export const openaiModelConfigSchema = z.strictObject({
+  provider: z.literal("openai"),
+  /** Default: OPENAI_BASE_URL, else https://api.openai.com/v1. */
+  baseUrl: z.url().optional(),
+  name: z.string().min(1, 'the openai backend needs the model name the server knows, e.g. "qwen2.5:7b"'),
+  apiKeyEnv,
+  ...common,
+});
+
+export const completionsModelConfigSchema = z.strictObject({
+  provider: z.literal("completions"),
+  baseUrl: z.url(),
+  name: z.string().min(1).optional(),
+  /** A built-in template name (`chatml`, `qwen2.5`…), a tokenizer_config.json, or a .gguf whose template to use. */
+  chatTemplate: z.string().min(1).optional(),
+  apiKeyEnv,
+  ...common,
+});
+
+export const anthropicModelConfigSchema = z.strictObject({
+  provider: z.literal("anthropic"),
+  /** Default: ANTHROPIC_BASE_URL, else https://api.anthropic.com. */
+  baseUrl: z.url().optional(),
+  name: z.string().min(1).optional(),
+  apiKeyEnv,
+  ...common,
+});
+
+/** `"model"` in toolbridge.config.json: which model `run` and `chat` use when no flag or environment variable says. */
+export const modelConfigSchema = z
+  .discriminatedUnion(
+    "provider",
+    [
+      llamaModelConfigSchema,
+      openaiModelConfigSchema,
+      completionsModelConfigSchema,
+      anthropicModelConfigSchema,
+    ],
+    { error: `"provider" must be one of ${MODEL_PROVIDERS.join(", ")}` },
+  )
+  .refine((m) => !(m.provider === "completions" && m.nativeTools === true), {
+    message:
+      "the completions backend has no native tools (it is text-only); remove nativeTools or set it to false",
+    path: ["nativeTools"],
+  });
+
+export type ModelConfig = z.output<typeof modelConfigSchema>;

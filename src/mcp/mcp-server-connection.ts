@@ -1,0 +1,381 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  CallToolResultSchema,
+  type Implementation,
+  type Tool,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { toolDefinitionFromMcpTool } from "../tools/define-tool.js";
+import { DuplicateToolError } from "../tools/errors.js";
+import { errorResult } from "../tools/normalize-tool-result.js";
+import type { AnyToolDefinition, ToolContext } from "../tools/tool-definition.js";
+import type { ToolRegistry } from "../tools/tool-registry.js";
+import { isStdioServerConfig, type McpServerConfig } from "./mcp-servers-config.js";
+import { namespaceToolName } from "./namespace-tool-name.js";
+
+export type McpServerState = "connecting" | "ready" | "restarting" | "error" | "stopped";
+
+export interface McpServerStatus {
+  name: string;
+  transport: "stdio" | "http" | "sse";
+  state: McpServerState;
+  /** Tools of this server now in the registry (namespaced names). */
+  tools: string[];
+  toolCount: number;
+  /** What went wrong last (start failure, exit, a tool that could not be mounted). */
+  lastError?: string;
+  /** The child process of a stdio server while it runs. */
+  pid?: number;
+  /** How often the server was restarted after it went away. */
+  restarts: number;
+  /** What the server said it is in `initialize`. */
+  serverInfo?: Implementation;
+}
+
+export interface McpMountLogger {
+  debug?(message: string): void;
+  info?(message: string): void;
+  warn?(message: string): void;
+  error?(message: string): void;
+}
+
+export interface RestartPolicy {
+  /** First delay before restarting a server that went away. Default 500 ms; doubles each failed try. */
+  initialDelayMs?: number;
+  /** Longest delay between tries. Default 30 s. */
+  maxDelayMs?: number;
+  /** Give up (state "error") after this many failed tries in a row. Default 8. */
+  maxAttempts?: number;
+}
+
+export interface McpServerConnectionOptions {
+  clientInfo?: Implementation;
+  logger?: McpMountLogger;
+  restart?: RestartPolicy;
+  /** Connect timeout and per-call timeout when the server's config sets no timeoutMs. Default 30 s. */
+  defaultTimeoutMs?: number;
+  onStatus?: (status: McpServerStatus) => void;
+}
+
+const STDERR_LINES = 20;
+
+/**
+ * One mounted MCP server: connects (spawning a stdio server, or over HTTP), puts its tools into the registry as
+ * `<server>.<tool>`, follows its `tools/list_changed`, and restarts a stdio server that exits, with backoff. While it
+ * is away its tools are unregistered, so callers see them as unavailable and registry listeners hear about it.
+ */
+export class McpServerConnection {
+  readonly name: string;
+  readonly #config: McpServerConfig;
+  readonly #registry: ToolRegistry;
+  readonly #options: McpServerConnectionOptions;
+  #client: Client | undefined;
+  #transport: Transport | undefined;
+  #state: McpServerState = "stopped";
+  #lastError: string | undefined;
+  #restarts = 0;
+  #failures = 0;
+  #retryTimer: NodeJS.Timeout | undefined;
+  #stopped = false;
+  #serverInfo: Implementation | undefined;
+  /** Registry name → the server's own tool object. */
+  readonly #mounted = new Map<string, Tool>();
+  #stderrTail: string[] = [];
+  #syncing: Promise<void> = Promise.resolve();
+
+  constructor(
+    name: string,
+    config: McpServerConfig,
+    registry: ToolRegistry,
+    options: McpServerConnectionOptions = {},
+  ) {
+    this.name = name;
+    this.#config = config;
+    this.#registry = registry;
+    this.#options = options;
+  }
+
+  get state(): McpServerState {
+    return this.#state;
+  }
+
+  get #timeoutMs(): number {
+    return this.#config.timeoutMs ?? this.#options.defaultTimeoutMs ?? 30_000;
+  }
+
+  get #transportKind(): McpServerStatus["transport"] {
+    if (isStdioServerConfig(this.#config)) return "stdio";
+    return this.#config.type === "sse" ? "sse" : "http";
+  }
+
+  status(): McpServerStatus {
+    const tools = [...this.#mounted.keys()].sort();
+    const status: McpServerStatus = {
+      name: this.name,
+      transport: this.#transportKind,
+      state: this.#state,
+      tools,
+      toolCount: tools.length,
+      restarts: this.#restarts,
+    };
+    if (this.#lastError !== undefined) status.lastError = this.#lastError;
+    const pid = this.#transport instanceof StdioClientTransport ? this.#transport.pid : null;
+    if (pid !== null && pid !== undefined && this.#state === "ready") status.pid = pid;
+    if (this.#serverInfo) status.serverInfo = this.#serverInfo;
+    return status;
+  }
+
+  /** First connection. Never throws: a failure is the status "error" with its reason in `lastError`. */
+  async start(): Promise<void> {
+    this.#stopped = false;
+    this.#failures = 0;
+    this.#setState("connecting");
+    try {
+      await this.#connect();
+    } catch (error) {
+      this.#lastError = this.#describeFailure("could not be started", error);
+      this.#options.logger?.error?.(this.#lastError);
+      this.#setState("error");
+    }
+  }
+
+  /** Disconnect (stopping a stdio server's process) and take its tools out of the registry. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#retryTimer);
+    this.#unmountAll();
+    const client = this.#client;
+    this.#client = undefined;
+    this.#transport = undefined;
+    this.#setState("stopped");
+    await client?.close().catch(() => {});
+  }
+
+  /** Stop, then start again (e.g. after fixing what made it fail). */
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  #setState(state: McpServerState): void {
+    this.#state = state;
+    this.#options.onStatus?.(this.status());
+  }
+
+  #createTransport(): Transport {
+    const config = this.#config;
+    if (isStdioServerConfig(config)) {
+      const transport = new StdioClientTransport({
+        command: config.command,
+        ...(config.args ? { args: config.args } : {}),
+        ...(config.env ? { env: config.env } : {}),
+        ...(config.cwd ? { cwd: config.cwd } : {}),
+        // Piped, not inherited: `toolbridge mcp` owns stdout/stderr, and the tail explains start failures.
+        stderr: "pipe",
+      });
+      this.#stderrTail = [];
+      transport.stderr?.on("data", (chunk: Buffer) => {
+        for (const line of chunk.toString("utf8").split(/\r?\n/)) {
+          if (!line.trim()) continue;
+          this.#stderrTail.push(line);
+          if (this.#stderrTail.length > STDERR_LINES) this.#stderrTail.shift();
+          this.#options.logger?.debug?.(`[${this.name}] ${line}`);
+        }
+      });
+      return transport;
+    }
+    const url = new URL(config.url);
+    const requestInit: RequestInit = config.headers ? { headers: config.headers } : {};
+    return config.type === "sse"
+      ? new SSEClientTransport(url, { requestInit })
+      : new StreamableHTTPClientTransport(url, { requestInit });
+  }
+
+  async #connect(): Promise<void> {
+    const transport = this.#createTransport();
+    const client = new Client(this.#options.clientInfo ?? { name: "toolbridge", version: "0" }, {
+      capabilities: {},
+    });
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      if (this.#client === client) this.#queueSync(client);
+    });
+    try {
+      await client.connect(transport, { timeout: this.#timeoutMs });
+    } catch (error) {
+      await client.close().catch(() => {});
+      throw error;
+    }
+    if (this.#stopped) {
+      await client.close().catch(() => {});
+      return;
+    }
+    this.#client = client;
+    this.#transport = transport;
+    this.#serverInfo = client.getServerVersion();
+    this.#lastError = undefined;
+    client.onclose = () => {
+      if (this.#client === client) this.#lost();
+    };
+    await this.#syncTools(client);
+    this.#failures = 0;
+    this.#setState("ready");
+    this.#options.logger?.info?.(`MCP server "${this.name}" is ready with ${this.#mounted.size} tool(s).`);
+  }
+
+  /** The connection ended without our asking: unmount, then reconnect with backoff (stdio servers only). */
+  #lost(): void {
+    this.#client = undefined;
+    this.#transport = undefined;
+    this.#unmountAll();
+    if (this.#stopped) return;
+    const why = this.#stderrTail.length ? `; last stderr: ${this.#stderrTail.slice(-3).join(" | ")}` : "";
+    this.#lastError = `MCP server "${this.name}" went away${why}`;
+    this.#options.logger?.warn?.(this.#lastError);
+    if (!isStdioServerConfig(this.#config)) {
+      this.#setState("error");
+      return;
+    }
+    this.#scheduleRestart();
+  }
+
+  #scheduleRestart(): void {
+    const policy = this.#options.restart ?? {};
+    const maxAttempts = policy.maxAttempts ?? 8;
+    if (this.#failures >= maxAttempts) {
+      this.#lastError = `${this.#lastError ?? `MCP server "${this.name}" failed`}; gave up after ${maxAttempts} restart attempts.`;
+      this.#setState("error");
+      return;
+    }
+    const initial = policy.initialDelayMs ?? 500;
+    const delay = Math.min(initial * 2 ** this.#failures, policy.maxDelayMs ?? 30_000);
+    this.#setState("restarting");
+    this.#retryTimer = setTimeout(() => {
+      if (this.#stopped) return;
+      this.#restarts++;
+      this.#connect().catch((error: unknown) => {
+        this.#failures++;
+        this.#lastError = this.#describeFailure("could not be restarted", error);
+        this.#options.logger?.warn?.(this.#lastError);
+        if (!this.#stopped) this.#scheduleRestart();
+      });
+    }, delay);
+    this.#retryTimer.unref();
+  }
+
+  #describeFailure(what: string, error: unknown): string {
+    const config = this.#config;
+    const where = isStdioServerConfig(config)
+      ? `command: ${[config.command, ...(config.args ?? [])].join(" ")}`
+      : `url: ${config.url}`;
+    let reason = error instanceof Error ? error.message : String(error);
+    if (/Connection closed/i.test(reason)) {
+      reason = "the connection closed before the MCP handshake finished (did the server process exit?)";
+    }
+    if ((error as NodeJS.ErrnoException)?.code === "ENOENT" && isStdioServerConfig(config)) {
+      reason = `"${config.command}" was not found; check "command" in mcpServers.${this.name} (and PATH)`;
+    }
+    const stderr = this.#stderrTail.length
+      ? `\nServer stderr (last lines):\n  ${this.#stderrTail.join("\n  ")}`
+      : "";
+    return `MCP server "${this.name}" ${what} (${where}): ${reason}${stderr}`;
+  }
+
+  #queueSync(client: Client): void {
+    this.#syncing = this.#syncing
+      .then(() => this.#syncTools(client))
+      .catch((error: unknown) => {
+        this.#lastError = `MCP server "${this.name}": refreshing its tool list failed: ${(error as Error).message}`;
+        this.#options.logger?.warn?.(this.#lastError);
+      })
+      .then(() => {
+        if (this.#client === client) this.#options.onStatus?.(this.status());
+      });
+  }
+
+  async #listAllTools(client: Client): Promise<Tool[]> {
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 1000; page++) {
+      const result = await client.listTools(cursor === undefined ? {} : { cursor }, {
+        timeout: this.#timeoutMs,
+      });
+      tools.push(...result.tools);
+      cursor = result.nextCursor;
+      if (!cursor) break;
+    }
+    return tools;
+  }
+
+  /** Make the registry hold exactly the server's current tools; unchanged tools are left alone. */
+  async #syncTools(client: Client): Promise<void> {
+    const remote = await this.#listAllTools(client);
+    if (this.#client !== client) return;
+    const wanted = new Map<string, Tool>();
+    for (const tool of remote) wanted.set(namespaceToolName(this.name, tool.name), tool);
+
+    for (const [registryName, tool] of this.#mounted) {
+      const next = wanted.get(registryName);
+      if (!next || JSON.stringify(next) !== JSON.stringify(tool)) {
+        this.#registry.unregister(registryName);
+        this.#mounted.delete(registryName);
+      }
+    }
+    const problems: string[] = [];
+    for (const [registryName, tool] of wanted) {
+      if (this.#mounted.has(registryName)) continue;
+      try {
+        this.#registry.register(this.#definitionFor(registryName, tool));
+        this.#mounted.set(registryName, tool);
+      } catch (error) {
+        problems.push(
+          error instanceof DuplicateToolError
+            ? `"${registryName}" is already registered by something else`
+            : `"${tool.name}": ${(error as Error).message}`,
+        );
+      }
+    }
+    if (problems.length > 0) {
+      this.#lastError = `MCP server "${this.name}": ${problems.length} tool(s) not mounted: ${problems.join("; ")}`;
+      this.#options.logger?.warn?.(this.#lastError);
+    }
+  }
+
+  #definitionFor(registryName: string, tool: Tool): AnyToolDefinition {
+    const mounted: Tool = { ...tool, name: registryName };
+    const timeoutMs = this.#config.timeoutMs;
+    return toolDefinitionFromMcpTool(
+      mounted,
+      (args: Record<string, unknown>, context: ToolContext) => this.#call(tool.name, args, context),
+      {
+        category: `mcp:${this.name}`,
+        ...(timeoutMs ? { timeoutMs } : {}),
+      },
+    );
+  }
+
+  async #call(remoteName: string, args: Record<string, unknown>, context: ToolContext) {
+    const client = this.#client;
+    if (!client)
+      return errorResult(`MCP server "${this.name}" is not connected (${this.#state}); try again shortly.`);
+    const result = await client.callTool({ name: remoteName, arguments: args }, CallToolResultSchema, {
+      signal: context.signal,
+      timeout: this.#timeoutMs,
+      resetTimeoutOnProgress: true,
+      onprogress: (progress) => context.reportProgress(progress.progress, progress.total, progress.message),
+    });
+    // Servers speaking the 2024-10-07 protocol answer `{toolResult}`; wrap it so callers always get content.
+    if (!Array.isArray((result as { content?: unknown }).content)) {
+      return { content: [{ type: "text" as const, text: JSON.stringify(result.toolResult ?? result) }] };
+    }
+    return result;
+  }
+
+  #unmountAll(): void {
+    for (const registryName of this.#mounted.keys()) this.#registry.unregister(registryName);
+    this.#mounted.clear();
+  }
+}

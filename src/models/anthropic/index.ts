@@ -1,0 +1,5 @@
+export {
+  AnthropicMessagesModel,
+  type AnthropicMessagesModelOptions,
+  createAnthropicMessagesModel,
+} from "./anthropic-messages-model.js";

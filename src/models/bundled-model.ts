@@ -1,0 +1,65 @@
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { withCompactCatalogue } from "../protocols/compact-catalogue.js";
+import type { ToolCallProtocol } from "../protocols/protocol.js";
+
+/**
+ * GGUF metadata keys the bundled model carries so that `toolbridge run` renders prompts exactly as in training:
+ * `toolbridge.protocol` (a protocol id) and `toolbridge.catalogue` (`compact`: the one-line-per-tool catalogue of
+ * src/protocols/compact-catalogue.ts instead of the protocol's full JSON-schema one).
+ */
+export const MODEL_PROTOCOL_KEY = "toolbridge.protocol";
+export const MODEL_CATALOGUE_KEY = "toolbridge.catalogue";
+/** Default sampling temperature: the demo model is tiny and only reliable greedy. */
+export const MODEL_TEMPERATURE_KEY = "toolbridge.temperature";
+
+export const BUNDLED_MODEL_METADATA = {
+  [MODEL_PROTOCOL_KEY]: "hermes",
+  [MODEL_CATALOGUE_KEY]: "compact",
+  [MODEL_TEMPERATURE_KEY]: "0",
+} as const;
+
+export interface ModelHints {
+  protocol?: string;
+  catalogue?: "compact";
+  temperature?: number;
+}
+
+/**
+ * The toolbridge hints in a GGUF's metadata, as node-llama-cpp parses it (`fileInfo.metadata`, where dotted keys
+ * become nested objects) or as flat `key: value` pairs.
+ */
+export function readModelHints(metadata: unknown): ModelHints {
+  if (typeof metadata !== "object" || metadata === null) return {};
+  const flat = metadata as Record<string, unknown>;
+  const nested = (flat.toolbridge ?? {}) as Record<string, unknown>;
+  const get = (key: string) => flat[key] ?? nested[key.slice("toolbridge.".length)];
+  const hints: ModelHints = {};
+  const protocol = get(MODEL_PROTOCOL_KEY);
+  if (typeof protocol === "string" && protocol) hints.protocol = protocol;
+  if (get(MODEL_CATALOGUE_KEY) === "compact") hints.catalogue = "compact";
+  const temperature = Number(get(MODEL_TEMPERATURE_KEY));
+  if (get(MODEL_TEMPERATURE_KEY) !== undefined && Number.isFinite(temperature) && temperature >= 0)
+    hints.temperature = temperature;
+  return hints;
+}
+
+export const BUNDLED_MODEL_FILE = "toolbridge-demo.gguf";
+
+/**
+ * The small demo model shipped in the package's models/ folder (trained by `npm run train-model`): the default when
+ * no model is configured. The path is the same from src/ (tsx, tests) and dist/ (the built CLI): both sit two levels
+ * below the package root.
+ */
+export function bundledModelPath(): string {
+  return fileURLToPath(new URL(`../../models/${BUNDLED_MODEL_FILE}`, import.meta.url));
+}
+
+export function hasBundledModel(): boolean {
+  return existsSync(bundledModelPath());
+}
+
+/** `protocol` with the catalogue style the model's hints ask for (the compact one, or unchanged). */
+export function applyCatalogueHint(protocol: ToolCallProtocol, hints: ModelHints): ToolCallProtocol {
+  return hints.catalogue === "compact" ? withCompactCatalogue(protocol) : protocol;
+}

@@ -1,0 +1,270 @@
+import OpenAI from "openai";
+import type { Completion, CompletionCreateParamsStreaming } from "openai/resources/completions";
+import type { AgentMessage } from "../../agent/messages.js";
+import type {
+  LanguageModel,
+  ModelEvent,
+  ModelFinishReason,
+  ModelRequest,
+  ModelUsage,
+} from "../../agent/model.js";
+import { detectProtocol } from "../../protocols/detect-protocol.js";
+import type { ToolCallProtocol } from "../../protocols/protocol.js";
+import { getProtocol } from "../../protocols/protocol-registry.js";
+import type { ParserEvent } from "../../protocols/types.js";
+import { resolveBuiltinChatTemplateName } from "../chat-template/builtin-chat-templates.js";
+import { ChatTemplate } from "../chat-template/chat-template.js";
+import {
+  builtinChatTemplate,
+  type ChatTemplateSource,
+  loadChatTemplate,
+} from "../chat-template/load-chat-template.js";
+import { enforceToolChoice } from "../enforce-tool-choice.js";
+import { MarkupStrippedError, ModelConfigError, ModelRequestError } from "../model-errors.js";
+import { describeOpenAIError } from "../openai/describe-openai-error.js";
+import { generateCallId } from "../openai/tool-call-delta-accumulator.js";
+import { ProtocolEventMapper } from "../protocol-event-mapper.js";
+import { renderCompletionPrompt } from "./render-completion-prompt.js";
+import { StopSequenceFilter } from "./stop-sequence-filter.js";
+
+/** Protocols whose markers no known server rewrites (mlx_lm only diverts the tokenizer's own tool-call tokens). */
+export const MARKUP_SAFE_PROTOCOLS = ["tag_tool", "jsonl_events", "json_tool_calls"] as const;
+
+export interface TextCompletionModelOptions {
+  /** Server root, e.g. `http://localhost:8080/v1` (mlx_lm.server, llama.cpp's llama-server). */
+  baseURL: string;
+  /** Sent as `model` (mlx_lm.server loads it; llama-server ignores it). Also used to pick a template and protocol. */
+  model?: string;
+  apiKey?: string;
+  /** The model's chat template (loaded), or where to load it from. Default: a built-in one matching `model`. */
+  chatTemplate?: ChatTemplate | ChatTemplateSource;
+  /** Tool-call format id or protocol. Default: detected from the template, then the model name (`detectProtocol`). */
+  protocol?: string | ToolCallProtocol;
+  /**
+   * The server kind, when known. `mlx` starts with a markup-safe protocol (`fallbackProtocol`) unless `protocol` is
+   * set, because mlx_lm.server strips the model's own tool-call markup from completions.
+   */
+  server?: "mlx" | "llama.cpp" | "generic";
+  /** What to do when the server stripped the call markup (finish_reason "tool_calls", no call in the text). Default "switch". */
+  onMarkupStripped?: "switch" | "error";
+  /** The protocol switched to on stripped markup (and used from the start with `server: "mlx"`). Default `tag_tool`. */
+  fallbackProtocol?: (typeof MARKUP_SAFE_PROTOCOLS)[number];
+  /** Always sent: servers default to 16 tokens (spec, mlx --max-tokens) or unbounded (llama.cpp). Default 1024. */
+  maxTokens?: number;
+  temperature?: number;
+  topP?: number;
+  seed?: number;
+  /** Extra stop sequences (the protocol's and the template's end-of-turn markers are always used). */
+  stop?: readonly string[];
+  /** Extra chat-template variables, e.g. `{ enable_thinking: false }`. */
+  templateVariables?: Record<string, unknown>;
+  /** `false`: the catalogue asks for one call per turn. */
+  parallelToolCalls?: boolean;
+  /** Open a forced call (`required`/`{name}`) in the prompt itself. Default true. */
+  forceCallPrefix?: boolean;
+  /** Re-asks when `required`/`{name}` was answered without the call. Default 1. */
+  maxForcedRetries?: number;
+  /** Told about automatic recoveries (a protocol switch). Default: `process.emitWarning`. */
+  onWarning?: (message: string) => void;
+  extraBody?: Record<string, unknown>;
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+  id?: string;
+  client?: OpenAI;
+}
+
+function resolveProtocol(p: string | ToolCallProtocol): ToolCallProtocol {
+  return typeof p === "string" ? getProtocol(p) : p;
+}
+
+/**
+ * A text-only model behind `/v1/completions`: the prompt is rendered here (chat template + a text tool-call protocol)
+ * and the streamed text is parsed here with the protocol's incremental parser, so the loop receives call events
+ * exactly as from a native backend. It parses its own output: do not also give the agent a `protocol`.
+ */
+export class TextCompletionModel implements LanguageModel {
+  readonly id: string;
+  readonly supportsNativeTools = false;
+  readonly template: ChatTemplate;
+  readonly #options: TextCompletionModelOptions;
+  readonly #client: OpenAI;
+  #protocol: ToolCallProtocol;
+
+  constructor(options: TextCompletionModelOptions & { chatTemplate: ChatTemplate }) {
+    this.#options = options;
+    this.template = options.chatTemplate;
+    this.id = options.id ?? `completions:${options.model ?? options.baseURL}`;
+    const fallback = options.fallbackProtocol ?? "tag_tool";
+    if (options.protocol !== undefined) this.#protocol = resolveProtocol(options.protocol);
+    else if (options.server === "mlx") this.#protocol = getProtocol(fallback);
+    else {
+      const detected = detectProtocol({
+        chatTemplate: this.template.source,
+        ...(options.model ? { modelName: options.model } : {}),
+      });
+      this.#protocol = getProtocol(detected.implemented ? detected.id : "hermes");
+    }
+    this.#client =
+      options.client ??
+      new OpenAI({
+        baseURL: options.baseURL,
+        apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? "not-needed",
+        maxRetries: 0,
+        ...(options.headers ? { defaultHeaders: options.headers } : {}),
+        ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
+      });
+  }
+
+  /** The tool-call format in use (it changes once if the server is found stripping markup). */
+  get protocol(): ToolCallProtocol {
+    return this.#protocol;
+  }
+
+  stream(request: ModelRequest): AsyncIterable<ModelEvent> {
+    return enforceToolChoice(request.toolChoice, this.#options.maxForcedRetries ?? 1, (extra) =>
+      this.#attempt(request, extra),
+    );
+  }
+
+  #warn(message: string): void {
+    if (this.#options.onWarning) this.#options.onWarning(message);
+    else process.emitWarning(message, "ToolbridgeWarning");
+  }
+
+  async *#attempt(request: ModelRequest, extra: readonly AgentMessage[]): AsyncIterable<ModelEvent> {
+    for (;;) {
+      const protocol = this.#protocol;
+      const outcome = yield* this.#generate(request, extra, protocol);
+      if (outcome === "done") return;
+      const fallback = getProtocol(this.#options.fallbackProtocol ?? "tag_tool");
+      const how = `The server removed the model's tool-call markup from the completion (finish_reason "tool_calls" with no ${protocol.callStartMarkers[0] ?? "call"} in the text). mlx_lm.server does this on /v1/completions for models whose tokenizer declares tool-call tokens.`;
+      if (
+        this.#options.onMarkupStripped === "error" ||
+        protocol.id === fallback.id ||
+        outcome === "markup-stripped-late"
+      ) {
+        throw new MarkupStrippedError(
+          `${how} Use a protocol whose markers pass through untouched: set protocol "${fallback.id}" (or "jsonl_events", "json_tool_calls"; CLI: --protocol ${fallback.id}), or server: "mlx".`,
+        );
+      }
+      this.#warn(`${how} Switching this model to the "${fallback.id}" protocol and asking again.`);
+      this.#protocol = fallback;
+    }
+  }
+
+  async *#generate(
+    request: ModelRequest,
+    extra: readonly AgentMessage[],
+    protocol: ToolCallProtocol,
+  ): AsyncGenerator<ModelEvent, "done" | "markup-stripped" | "markup-stripped-late"> {
+    const o = this.#options;
+    const { prompt, forcedPrefix } = renderCompletionPrompt({
+      messages: [...request.messages, ...extra],
+      tools: request.tools,
+      toolChoice: request.toolChoice,
+      protocol,
+      template: this.template,
+      ...(o.parallelToolCalls === false ? { parallel: false } : {}),
+      ...(o.templateVariables ? { variables: o.templateVariables } : {}),
+      ...(o.forceCallPrefix === false ? { forceCallPrefix: false } : {}),
+    });
+    const stops = [
+      ...new Set([...protocol.stopSequences, ...this.template.turnEndMarkers, ...(o.stop ?? [])]),
+    ];
+    const body: CompletionCreateParamsStreaming = {
+      model: o.model ?? "default",
+      prompt,
+      max_tokens: o.maxTokens ?? 1024,
+      stream: true,
+      // mlx_lm reads include_usage directly once stream_options is present.
+      stream_options: { include_usage: true },
+    };
+    // The spec allows four; the rest are enforced client-side by the filter below.
+    if (stops.length) body.stop = stops.slice(0, 4);
+    if (o.temperature !== undefined) body.temperature = o.temperature;
+    if (o.topP !== undefined) body.top_p = o.topP;
+    if (o.seed !== undefined) body.seed = o.seed;
+    const baseURL = o.baseURL;
+    let stream: AsyncIterable<Completion>;
+    try {
+      stream = await this.#client.completions.create(
+        { ...body, ...o.extraBody } as CompletionCreateParamsStreaming,
+        { signal: request.signal },
+      );
+    } catch (error) {
+      throw describeOpenAIError(error, baseURL, body.model);
+    }
+
+    const parser = protocol.createParser({
+      tools: request.tools,
+      prefix: prompt.slice(-64),
+      createId: generateCallId,
+    });
+    const mapper = new ProtocolEventMapper();
+    const map = (events: readonly ParserEvent[]) => mapper.map(events);
+
+    const filter = new StopSequenceFilter(stops);
+    let finish: string | null | undefined;
+    let usage: ModelUsage | undefined;
+    let chunks = 0;
+    if (forcedPrefix) yield* map(parser.push(forcedPrefix));
+    try {
+      for await (const chunk of stream) {
+        chunks += 1;
+        if (chunk.usage)
+          usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
+        const choice = chunk.choices?.[0];
+        if (!choice) continue;
+        if (typeof choice.text === "string" && choice.text !== "")
+          yield* map(parser.push(filter.push(choice.text)));
+        if (choice.finish_reason) finish = choice.finish_reason;
+        if (filter.stopped) {
+          finish = "stop";
+          break;
+        }
+      }
+    } catch (error) {
+      throw describeOpenAIError(error, baseURL, body.model);
+    }
+    if (chunks === 0)
+      throw new ModelRequestError(
+        `The completion server at ${baseURL} ended the stream without sending anything.`,
+      );
+    yield* map(parser.push(filter.end()));
+    yield* map(parser.end());
+    if ((finish as string | undefined) === "tool_calls" && mapper.calls === 0) {
+      return mapper.shown.trim() === "" ? "markup-stripped" : "markup-stripped-late";
+    }
+    const reason: ModelFinishReason =
+      mapper.calls > 0
+        ? "tool-calls"
+        : finish === "length"
+          ? "length"
+          : finish === "stop" || !finish
+            ? "stop"
+            : "other";
+    yield { type: "finish", reason, ...(usage ? { usage } : {}) };
+    return "done";
+  }
+}
+
+/** Resolves the chat template (loading a file if needed) and makes the model. */
+export async function createTextCompletionModel(
+  options: TextCompletionModelOptions,
+): Promise<TextCompletionModel> {
+  let template: ChatTemplate;
+  if (options.chatTemplate instanceof ChatTemplate) template = options.chatTemplate;
+  else if (options.chatTemplate) template = await loadChatTemplate(options.chatTemplate);
+  else {
+    const builtin = options.model
+      ? resolveBuiltinChatTemplateName(options.model.split("/").pop() ?? options.model)
+      : undefined;
+    if (!builtin) {
+      throw new ModelConfigError(
+        `The completions backend renders the prompt itself and needs the model's chat template${options.model ? ` (none is built in for "${options.model}")` : ""}: pass chatTemplate { tokenizerConfig: "<dir>/tokenizer_config.json" }, { gguf: "<file.gguf>" } or { builtin: "chatml" | "qwen2.5" | "qwen3" | "llama3" | "mistral" | "gemma" }.`,
+      );
+    }
+    template = builtinChatTemplate(builtin);
+  }
+  return new TextCompletionModel({ ...options, chatTemplate: template });
+}

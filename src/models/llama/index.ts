@@ -1,0 +1,4 @@
+export { chooseThreads, TINY_MODEL_PARAMETERS } from "./choose-threads.js";
+export { fromLlamaChatHistory, toLlamaChatHistory } from "./llama-chat-history.js";
+export { createLlamaModel, LlamaLanguageModel, type LlamaModelOptions } from "./llama-language-model.js";
+export { toGbnfJsonSchema } from "./to-gbnf-json-schema.js";

@@ -1,0 +1,169 @@
+import type { Llama, LlamaContext, LlamaContextSequence, LlamaModel, TokenBias } from "node-llama-cpp";
+import { ModelConfigError } from "../model-errors.js";
+import { chooseThreads, TINY_MODEL_PARAMETERS } from "./choose-threads.js";
+
+export interface LlamaRuntimeOptions {
+  modelPath: string;
+  /** `"auto"` uses a GPU when a prebuilt binary for it is installed; `false` forces CPU. Nothing is ever downloaded or built. */
+  gpu?: "auto" | false;
+  threads?: number;
+  contextSize?: number;
+  /** Sequences (concurrent generations) per context. Default 2. */
+  sequences?: number;
+  onLoadProgress?: (progress: number) => void;
+}
+
+export interface LoadedLlama {
+  llama: Llama;
+  model: LlamaModel;
+  parameters: number | undefined;
+  threads: number;
+  contextSize: number;
+  /**
+   * Tiny models only: a bias banning the byte tokens 0x80–0xFF. A random model strings them into invalid UTF-8, which
+   * node-llama-cpp's grammar and its own parameter check count differently ("Expected at most 64 characters but got
+   * 65"). Real models write valid UTF-8 and keep those tokens.
+   */
+  tokenBias: TokenBias | undefined;
+  /** Borrow a context sequence for one generation; give it back with `release`. */
+  acquire(signal?: AbortSignal): Promise<LlamaContextSequence>;
+  release(sequence: LlamaContextSequence): void;
+}
+
+const llamas = new Map<string, Promise<Llama>>();
+const models = new Map<string, Promise<LoadedLlama>>();
+
+function getLlamaOnce(gpu: "auto" | false): Promise<Llama> {
+  let p = llamas.get(String(gpu));
+  if (!p) {
+    p = import("node-llama-cpp").then(({ getLlama, LlamaLogLevel }) =>
+      getLlama({
+        gpu,
+        build: "never",
+        skipDownload: true,
+        progressLogs: false,
+        logLevel: LlamaLogLevel.error,
+      }),
+    );
+    p.catch(() => llamas.delete(String(gpu)));
+    llamas.set(String(gpu), p);
+  }
+  return p;
+}
+
+function countParameters(model: LlamaModel): number | undefined {
+  const tensors = model.fileInfo.fullTensorInfo;
+  if (!tensors) return undefined;
+  let total = 0;
+  for (const t of tensors) total += t.dimensions.reduce((a: number, d) => a * Number(d), 1);
+  return total;
+}
+
+/**
+ * One loaded model per file (and GPU setting), shared by every run in the process; its contexts hand out sequences,
+ * one per concurrent generation, and grow by another context when all are busy. Loading reports progress to every
+ * caller that asked while it was under way.
+ */
+export function loadLlama(options: LlamaRuntimeOptions): Promise<LoadedLlama> {
+  const gpu = options.gpu ?? "auto";
+  const key = JSON.stringify([options.modelPath, gpu, options.threads ?? null, options.contextSize ?? null]);
+  let p = models.get(key);
+  if (!p) {
+    const listeners = new Set<(n: number) => void>();
+    if (options.onLoadProgress) listeners.add(options.onLoadProgress);
+    p = load(options, gpu, (n) => {
+      for (const l of listeners) l(n);
+    });
+    (p as Promise<LoadedLlama> & { listeners?: Set<(n: number) => void> }).listeners = listeners;
+    p.catch(() => models.delete(key));
+    models.set(key, p);
+  } else if (options.onLoadProgress) {
+    const listeners = (p as Promise<LoadedLlama> & { listeners?: Set<(n: number) => void> }).listeners;
+    listeners?.add(options.onLoadProgress);
+    void p.then(
+      () => options.onLoadProgress?.(1),
+      () => {},
+    );
+  }
+  return p;
+}
+
+async function load(
+  options: LlamaRuntimeOptions,
+  gpu: "auto" | false,
+  progress: (n: number) => void,
+): Promise<LoadedLlama> {
+  const { existsSync } = await import("node:fs");
+  if (!existsSync(options.modelPath)) {
+    throw new ModelConfigError(
+      `GGUF file not found: ${options.modelPath}. Pass the path of a .gguf model file.`,
+    );
+  }
+  const llama = await getLlamaOnce(gpu);
+  let model: LlamaModel;
+  try {
+    model = await llama.loadModel({ modelPath: options.modelPath, onLoadProgress: progress });
+  } catch (error) {
+    throw new ModelConfigError(
+      `Cannot load ${options.modelPath}: ${(error as Error).message}. Is it a GGUF model file llama.cpp supports?`,
+    );
+  }
+  progress(1);
+  const parameters = countParameters(model);
+  const tokenBias =
+    parameters !== undefined && parameters < TINY_MODEL_PARAMETERS ? await banHighBytes(model) : undefined;
+  const threads = chooseThreads(parameters, options.threads);
+  const contextSize = Math.min(options.contextSize ?? 4096, model.trainContextSize || 4096);
+  const perContext = Math.max(1, options.sequences ?? 2);
+  const contexts: LlamaContext[] = [];
+  const free: LlamaContextSequence[] = [];
+  const waiters: ((s: LlamaContextSequence) => void)[] = [];
+  let growing: Promise<void> | undefined;
+  const grow = async () => {
+    const context = await model.createContext({ contextSize, sequences: perContext, threads });
+    contexts.push(context);
+    for (let i = 0; i < perContext; i++) free.push(context.getSequence());
+  };
+  const acquire = async (signal?: AbortSignal): Promise<LlamaContextSequence> => {
+    for (;;) {
+      signal?.throwIfAborted();
+      const s = free.pop();
+      if (s) return s;
+      if (contexts.length < 4) {
+        growing ??= grow().finally(() => {
+          growing = undefined;
+        });
+        await growing;
+        continue;
+      }
+      return new Promise<LlamaContextSequence>((resolve, reject) => {
+        const onAbort = () => reject(signal?.reason);
+        signal?.addEventListener("abort", onAbort, { once: true });
+        waiters.push((seq) => {
+          signal?.removeEventListener("abort", onAbort);
+          if (signal?.aborted) release(seq);
+          else resolve(seq);
+        });
+      });
+    }
+  };
+  const release = (sequence: LlamaContextSequence) => {
+    const waiter = waiters.shift();
+    if (waiter) waiter(sequence);
+    else free.push(sequence);
+  };
+  return { llama, model, parameters, threads, contextSize, tokenBias, acquire, release };
+}
+
+async function banHighBytes(model: LlamaModel): Promise<TokenBias | undefined> {
+  const ggml = (model.fileInfo.metadata.tokenizer as { ggml?: { tokens?: readonly string[] } } | undefined)
+    ?.ggml;
+  const tokens = ggml?.tokens;
+  if (!tokens) return undefined;
+  const { TokenBias } = await import("node-llama-cpp");
+  const bias = new TokenBias(model.tokenizer);
+  tokens.forEach((text, id) => {
+    if (/^<0x[89A-F][0-9A-F]>$/i.test(text)) bias.set(id as never, "never");
+  });
+  return bias;
+}

@@ -1,0 +1,186 @@
+import OpenAI from "openai";
+import type {
+  ChatCompletionChunk,
+  ChatCompletionCreateParamsStreaming,
+} from "openai/resources/chat/completions";
+import type { AgentMessage } from "../../agent/messages.js";
+import type {
+  LanguageModel,
+  ModelEvent,
+  ModelFinishReason,
+  ModelRequest,
+  ModelUsage,
+} from "../../agent/model.js";
+import { enforceToolChoice } from "../enforce-tool-choice.js";
+import {
+  type ToOpenAIMessagesOptions,
+  toOpenAIChatMessages,
+  toOpenAIToolChoice,
+  toOpenAITools,
+} from "../message-converters/openai-chat-messages.js";
+import { ModelConfigError, ModelRequestError } from "../model-errors.js";
+import { describeOpenAIError } from "./describe-openai-error.js";
+import { ToolCallDeltaAccumulator } from "./tool-call-delta-accumulator.js";
+
+export interface OpenAIChatModelOptions {
+  /** Model name sent to the server, e.g. `gpt-4.1-mini`, `qwen2.5:7b` (Ollama). */
+  model: string;
+  /** Default: `OPENAI_BASE_URL`, else `https://api.openai.com/v1`. Ollama: `http://localhost:11434/v1`. */
+  baseURL?: string;
+  /** Default: `OPENAI_API_KEY`; local servers that need none get a placeholder. */
+  apiKey?: string;
+  /** Always sent (llama.cpp's default is unbounded). Default 4096. */
+  maxTokens?: number;
+  /** Default `max_completion_tokens` for api.openai.com (reasoning models reject `max_tokens`), `max_tokens` elsewhere. */
+  maxTokensParam?: "max_tokens" | "max_completion_tokens";
+  temperature?: number;
+  topP?: number;
+  seed?: number;
+  /** Sent only when set; `false` asks for at most one call per turn. */
+  parallelToolCalls?: boolean;
+  /** Ask for a usage chunk (`stream_options.include_usage`). Default true. */
+  includeUsage?: boolean;
+  /** `content` of replayed assistant messages that only call tools. Default `""` (see ToOpenAIMessagesOptions). */
+  emptyCallContent?: ToOpenAIMessagesOptions["emptyCallContent"];
+  /** Re-asks when `required`/`{name}` was answered without the call (servers that ignore tool_choice). Default 1. */
+  maxForcedRetries?: number;
+  /** Extra JSON fields for servers with their own options (e.g. `{ top_k: 20 }`, `{ chat_template_kwargs: {…} }`). */
+  extraBody?: Record<string, unknown>;
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+  /** For traces; default `openai:<model>`. */
+  id?: string;
+  /** A configured client (proxies, custom fetch); baseURL/apiKey/headers/timeoutMs are then ignored. */
+  client?: OpenAI;
+}
+
+function mapFinishReason(reason: string | null | undefined, calls: number): ModelFinishReason {
+  if (calls > 0) return "tool-calls";
+  switch (reason) {
+    case "stop":
+      return "stop";
+    case "length":
+      return "length";
+    case "tool_calls":
+    case "function_call":
+      return "tool-calls";
+    case "content_filter":
+      return "content-filter";
+    default:
+      return "other";
+  }
+}
+
+/** Reasoning text as servers stream it: `reasoning_content` (vLLM, llama.cpp, DeepSeek) or `reasoning` (Ollama, OpenRouter). */
+function reasoningOf(delta: ChatCompletionChunk.Choice.Delta): string | undefined {
+  const d = delta as { reasoning_content?: unknown; reasoning?: unknown };
+  if (typeof d.reasoning_content === "string" && d.reasoning_content !== "") return d.reasoning_content;
+  if (typeof d.reasoning === "string" && d.reasoning !== "") return d.reasoning;
+  return undefined;
+}
+
+/**
+ * OpenAI-compatible chat completions with native tools (OpenAI, Ollama, vLLM, LM Studio, llama.cpp server),
+ * streamed. Native backend: the agent must not set a text `protocol` for it.
+ */
+export class OpenAIChatModel implements LanguageModel {
+  readonly id: string;
+  readonly supportsNativeTools = true;
+  readonly #client: OpenAI;
+  readonly #options: OpenAIChatModelOptions;
+  readonly #baseURL: string;
+
+  constructor(options: OpenAIChatModelOptions) {
+    if (!options.model)
+      throw new ModelConfigError('The openai backend needs a model name, e.g. { model: "gpt-4.1-mini" }.');
+    this.#options = options;
+    this.#baseURL = options.baseURL ?? process.env.OPENAI_BASE_URL ?? "https://api.openai.com/v1";
+    this.id = options.id ?? `openai:${options.model}`;
+    this.#client =
+      options.client ??
+      new OpenAI({
+        baseURL: this.#baseURL,
+        // Local servers need no key, but the client insists on one.
+        apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? "not-needed",
+        maxRetries: 0,
+        ...(options.headers ? { defaultHeaders: options.headers } : {}),
+        ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
+      });
+  }
+
+  stream(request: ModelRequest): AsyncIterable<ModelEvent> {
+    return enforceToolChoice(request.toolChoice, this.#options.maxForcedRetries ?? 1, (extra) =>
+      this.#attempt(request, extra),
+    );
+  }
+
+  #body(request: ModelRequest, extra: readonly AgentMessage[]): ChatCompletionCreateParamsStreaming {
+    const o = this.#options;
+    const messages = toOpenAIChatMessages(
+      [...request.messages, ...extra],
+      o.emptyCallContent === undefined ? {} : { emptyCallContent: o.emptyCallContent },
+    );
+    const body: ChatCompletionCreateParamsStreaming = { model: o.model, messages, stream: true };
+    const param =
+      o.maxTokensParam ?? (/api\.openai\.com/.test(this.#baseURL) ? "max_completion_tokens" : "max_tokens");
+    body[param] = o.maxTokens ?? 4096;
+    if (o.includeUsage !== false) body.stream_options = { include_usage: true };
+    if (o.temperature !== undefined) body.temperature = o.temperature;
+    if (o.topP !== undefined) body.top_p = o.topP;
+    if (o.seed !== undefined) body.seed = o.seed;
+    // No tools, no tool_choice: some servers answer 400 to tool_choice without tools (vLLM #10000).
+    if (request.tools.length > 0) {
+      body.tools = toOpenAITools(request.tools);
+      body.tool_choice = toOpenAIToolChoice(request.toolChoice);
+      if (o.parallelToolCalls !== undefined) body.parallel_tool_calls = o.parallelToolCalls;
+    }
+    return { ...body, ...o.extraBody } as ChatCompletionCreateParamsStreaming;
+  }
+
+  async *#attempt(request: ModelRequest, extra: readonly AgentMessage[]): AsyncIterable<ModelEvent> {
+    const o = this.#options;
+    let stream: AsyncIterable<ChatCompletionChunk>;
+    try {
+      stream = await this.#client.chat.completions.create(this.#body(request, extra), {
+        signal: request.signal,
+      });
+    } catch (error) {
+      throw describeOpenAIError(error, this.#baseURL, o.model);
+    }
+    const calls = new ToolCallDeltaAccumulator();
+    let finish: string | null | undefined;
+    let usage: ModelUsage | undefined;
+    let chunks = 0;
+    try {
+      for await (const chunk of stream) {
+        chunks += 1;
+        if (chunk.usage) {
+          usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
+          const reasoning = chunk.usage.completion_tokens_details?.reasoning_tokens;
+          if (reasoning) usage.reasoningTokens = reasoning;
+        }
+        const choice = chunk.choices?.[0];
+        if (!choice) continue;
+        const delta = choice.delta ?? {};
+        const reasoning = reasoningOf(delta);
+        if (reasoning) yield { type: "reasoning-delta", text: reasoning };
+        if (typeof delta.content === "string" && delta.content !== "")
+          yield { type: "text-delta", text: delta.content };
+        for (const tc of delta.tool_calls ?? []) yield* calls.feed(tc);
+        if (choice.finish_reason) finish = choice.finish_reason;
+      }
+    } catch (error) {
+      throw describeOpenAIError(error, this.#baseURL, o.model);
+    }
+    if (chunks === 0)
+      throw new ModelRequestError(
+        `The model server at ${this.#baseURL} ended the stream without sending anything.`,
+      );
+    yield* calls.finish();
+    yield { type: "finish", reason: mapFinishReason(finish, calls.count), ...(usage ? { usage } : {}) };
+  }
+}
+
+export function createOpenAIChatModel(options: OpenAIChatModelOptions): OpenAIChatModel {
+  return new OpenAIChatModel(options);
+}

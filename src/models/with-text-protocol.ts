@@ -1,0 +1,64 @@
+import type { AgentMessage } from "../agent/messages.js";
+import type { LanguageModel, ModelEvent, ModelRequest } from "../agent/model.js";
+import type { ToolCallProtocol } from "../protocols/protocol.js";
+import { toProtocolTranscript } from "./completions/render-completion-prompt.js";
+import { enforceToolChoice } from "./enforce-tool-choice.js";
+import { generateCallId } from "./openai/tool-call-delta-accumulator.js";
+import { ProtocolEventMapper } from "./protocol-event-mapper.js";
+
+export interface TextProtocolModel extends LanguageModel {
+  readonly supportsNativeTools: false;
+  readonly protocol: ToolCallProtocol;
+}
+
+/**
+ * Uses a chat model without its native tools: the tools go into the system prompt through `protocol`, past calls and
+ * results are written as text in the protocol's format, and the model's text is parsed here into call events. For
+ * chat servers whose tool support is missing or broken (llama.cpp without --jinja, templates that drop tools), chosen
+ * per model with `tools: "protocol"`. `required`/`{name}` are enforced by instruction and re-ask (no prefill in chat).
+ */
+export function withTextProtocol(
+  inner: LanguageModel,
+  protocol: ToolCallProtocol,
+  options: { maxForcedRetries?: number; parallelToolCalls?: boolean } = {},
+): TextProtocolModel {
+  async function* attempt(request: ModelRequest, extra: readonly AgentMessage[]): AsyncIterable<ModelEvent> {
+    const transcript = toProtocolTranscript({
+      messages: [...request.messages, ...extra],
+      tools: request.tools,
+      toolChoice: request.toolChoice,
+      protocol,
+      ...(options.parallelToolCalls === false ? { parallel: false } : {}),
+    });
+    const messages: AgentMessage[] = transcript.map((m) =>
+      m.role === "system"
+        ? { role: "system", content: m.content }
+        : m.role === "assistant"
+          ? { role: "assistant", content: m.content }
+          : { role: "user", content: m.content },
+    );
+    const parser = protocol.createParser({ tools: request.tools, createId: generateCallId });
+    const mapper = new ProtocolEventMapper();
+    for await (const event of inner.stream({
+      messages,
+      tools: [],
+      toolChoice: "auto",
+      signal: request.signal,
+    })) {
+      if (event.type === "text-delta") yield* mapper.map(parser.push(event.text));
+      else if (event.type === "finish") {
+        yield* mapper.map(parser.end());
+        yield mapper.calls > 0 ? { ...event, reason: "tool-calls" } : event;
+      } else if (event.type === "reasoning-delta") yield event;
+    }
+  }
+  return {
+    id: `${inner.id}+${protocol.id}`,
+    supportsNativeTools: false,
+    protocol,
+    stream: (request) =>
+      enforceToolChoice(request.toolChoice, options.maxForcedRetries ?? 1, (extra) =>
+        attempt(request, extra),
+      ),
+  };
+}

@@ -1,0 +1,39 @@
+import { partialMarkerSuffix } from "./match-pattern.js";
+import type { EngineContext, FeedResult, Region, StartRule } from "./stream-engine.js";
+
+/** Text up to `endMarker` is reasoning; it never yields calls. Output that ends inside it is still reasoning. */
+export class ReasoningRegion implements Region {
+  constructor(
+    private readonly ctx: EngineContext,
+    private readonly endMarker: string,
+  ) {}
+
+  feed(text: string, from: number, final: boolean): FeedResult {
+    const idx = text.indexOf(this.endMarker, from);
+    if (idx >= 0) {
+      this.ctx.emit({ type: "reasoning", text: text.slice(from, idx) });
+      return { pos: idx + this.endMarker.length, done: true };
+    }
+    const hold = final ? 0 : partialMarkerSuffix(text, from, this.endMarker);
+    this.ctx.emit({ type: "reasoning", text: text.slice(from, text.length - hold) });
+    return { pos: text.length - hold, done: false };
+  }
+
+  finish(): void {}
+}
+
+/** `<think>…</think>` (or another pair) as reasoning. */
+export function reasoningRule(start = "<think>", end = "</think>"): StartRule {
+  return { first: start[0]!, pattern: [start], open: (ctx) => new ReasoningRegion(ctx, end) };
+}
+
+/** A marker that carries nothing for the reader (a stray `</think>`, an end-of-turn token): dropped. */
+export function dropRule(marker: string): StartRule {
+  return { first: marker[0]!, pattern: [marker], open: () => null };
+}
+
+/** Initial region for a prompt that ended with `<think>` (the output starts inside reasoning). */
+export function reasoningPrefix(start = "<think>", end = "</think>") {
+  return (ctx: EngineContext, prefix: string): Region | null =>
+    prefix.trimEnd().endsWith(start) ? new ReasoningRegion(ctx, end) : null;
+}

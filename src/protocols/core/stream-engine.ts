@@ -1,0 +1,293 @@
+import { randomUUID } from "node:crypto";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ParserEvent, ParserOptions, ToolCall, ToolCallParser } from "../types.js";
+import { type MatchResult, matchPattern, type PatternToken } from "./match-pattern.js";
+
+/** What a region (reasoning block, call body, …) may do while it reads text. */
+export interface EngineContext {
+  readonly tools: readonly Tool[] | undefined;
+  emit(event: ParserEvent): void;
+  /** Emits `call-start` and returns the call's index and id. */
+  startCall(name: string, id?: string): { index: number; id: string };
+  /** Emits `call-end` for a started call. */
+  endCall(index: number, call: ToolCall, raw: string, repaired: boolean): void;
+}
+
+/** What `Region.feed` returns. The engine reads it at once and keeps nothing, so a region may reuse one object. */
+export interface FeedResult {
+  /** Index in `text` up to which the region consumed; the rest is offered again with the next chunk. */
+  pos: number;
+  /** The region is over; text from `pos` on is content again. */
+  done: boolean;
+  /** Not a call after all: this text (the marker and what the region consumed) is content. */
+  revert?: string;
+}
+
+/** A stretch of output that is not content: reasoning, a call body. */
+export interface Region {
+  /**
+   * Reads `text` from `from`. Regions keep their own state between calls; text after the returned `pos` is
+   * held back and offered again (keep that hold-back bounded: only a possible partial marker).
+   */
+  feed(text: string, from: number, final: boolean): FeedResult;
+  /** Output ended while the region was open (after a final `feed` that did not finish it). */
+  finish(): void;
+}
+
+export interface StartMatch {
+  /** the matched text */
+  text: string;
+  captures: Record<string, string>;
+}
+
+/** Where a region begins in content. */
+export interface StartRule {
+  /** Characters a match can begin with (the content scanner only tries the rule there). */
+  first: string;
+  pattern: readonly PatternToken[];
+  /**
+   * Opens the region for a match. `null` drops the marker (special tokens that carry nothing). The region is
+   * fed from the match's `body` mark when the pattern has one (look-ahead patterns), else from its end.
+   */
+  open(ctx: EngineContext, match: StartMatch): Region | null;
+}
+
+export interface StreamParserSpec {
+  rules: readonly StartRule[];
+  /** A region to start in, given the prompt's prefix (e.g. reasoning after `<think>`). */
+  initialRegion?(ctx: EngineContext, prefix: string): Region | null;
+}
+
+/**
+ * The shared streaming driver: scans content for call/reasoning starts with bounded look-ahead, hands
+ * text to the open region, and never keeps more than a possible partial marker between chunks. Each chunk
+ * is read once; regions are resumable, so cost is linear in the output length.
+ *
+ * Models stream a few characters at a time, so the fixed cost per chunk is what counts (see
+ * bench/parse-stream.ts): the content scan is a char-code loop (or `indexOf` on longer text), a chunk of plain
+ * prose takes a fast path that allocates only its event, and event arrays are created only when there is an
+ * event.
+ */
+export class StreamParser implements ToolCallParser {
+  private pending = "";
+  private region: Region | null = null;
+  /**
+   * Events of the current `push`; null while there are none. Most pushes yield one event, and `[ev]` sizes the
+   * array for it, where a push onto `[]` would allocate room for 17.
+   */
+  private out: ParserEvent[] | null = null;
+  /** Start rules by the code unit a match begins with: ASCII in a table, anything else in a map. */
+  private readonly asciiRules: (StartRule[] | undefined)[] = [];
+  private readonly otherRules = new Map<number, StartRule[]>();
+  /** The only character any rule starts with, or "" when there are several (or none). */
+  private readonly soleFirst: string = "";
+  private readonly soleFirstCode: number = -1;
+  /** `asciiFirst[c] === 1` when a rule may start at ASCII code `c`. */
+  private readonly asciiFirst = new Uint8Array(128);
+  private readonly hasRules: boolean;
+  private callCount = 0;
+  private ended = false;
+  private readonly ctx: EngineContext;
+
+  constructor(spec: StreamParserSpec, opts: ParserOptions = {}) {
+    const firsts = new Set<number>();
+    for (const rule of spec.rules) {
+      // By UTF-16 code unit: that is what the content scanner compares.
+      for (let k = 0; k < rule.first.length; k++) {
+        const c = rule.first.charCodeAt(k);
+        if (firsts.has(c) && this.rulesFor(c)?.includes(rule)) continue;
+        firsts.add(c);
+        const list = this.rulesFor(c) ?? [];
+        list.push(rule);
+        if (c < 128) {
+          this.asciiRules[c] = list;
+          this.asciiFirst[c] = 1;
+        } else this.otherRules.set(c, list);
+      }
+    }
+    this.hasRules = firsts.size > 0;
+    if (firsts.size === 1) {
+      this.soleFirstCode = [...firsts][0]!;
+      this.soleFirst = String.fromCharCode(this.soleFirstCode);
+    }
+    const createId = opts.createId ?? (() => `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`);
+    const ids = new Map<number, string>();
+    this.ctx = {
+      tools: opts.tools,
+      emit: (ev) => this.emit(ev),
+      startCall: (name, id) => {
+        const index = this.callCount++;
+        const callId = id ?? createId();
+        ids.set(index, callId);
+        this.emit({ type: "call-start", index, id: callId, name });
+        return { index, id: callId };
+      },
+      endCall: (index, call, raw, repaired) => {
+        this.emit({
+          type: "call-end",
+          index,
+          call: { ...call, id: ids.get(index) ?? call.id },
+          raw,
+          repaired,
+        });
+      },
+    };
+    if (opts.prefix && spec.initialRegion) this.region = spec.initialRegion(this.ctx, opts.prefix);
+  }
+
+  push(chunk: string): ParserEvent[] {
+    if (this.ended || chunk.length === 0) return this.take();
+    if (
+      this.region === null &&
+      this.pending.length === 0 &&
+      this.out === null &&
+      this.nextCandidate(chunk, 0) < 0
+    ) {
+      // The common case, prose with nothing that could start a marker: one event, nothing held back.
+      return [{ type: "content", text: chunk }];
+    }
+    this.run(this.pending.length === 0 ? chunk : this.pending + chunk, false);
+    return this.take();
+  }
+
+  end(): ParserEvent[] {
+    if (this.ended) return [];
+    this.ended = true;
+    this.run(this.pending, true);
+    this.pending = "";
+    return this.take();
+  }
+
+  private take(): ParserEvent[] {
+    const events = this.out;
+    if (events === null) return [];
+    this.out = null;
+    return events;
+  }
+
+  private rulesFor(c: number): StartRule[] | undefined {
+    return c < 128 ? this.asciiRules[c] : this.otherRules.get(c);
+  }
+
+  /** Index of the next character at or after `from` where a rule may start, or -1. */
+  private nextCandidate(text: string, from: number): number {
+    const n = text.length;
+    const sole = this.soleFirstCode;
+    if (sole >= 0) {
+      // A few characters (a typical chunk): a loop beats the call into `indexOf`, which wins on longer text.
+      if (n - from > 16) return text.indexOf(this.soleFirst, from);
+      for (let i = from; i < n; i++) if (text.charCodeAt(i) === sole) return i;
+      return -1;
+    }
+    if (!this.hasRules) return -1;
+    const table = this.asciiFirst;
+    for (let i = from; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 128 ? table[c] === 1 : this.otherRules.has(c)) return i;
+    }
+    return -1;
+  }
+
+  private emit(ev: ParserEvent): void {
+    const out = this.out;
+    if (out === null) {
+      if (
+        (ev.type === "content" || ev.type === "reasoning" || ev.type === "call-args-delta") &&
+        ev.text.length === 0
+      )
+        return;
+      this.out = [ev];
+      return;
+    }
+    if (ev.type === "content" || ev.type === "reasoning" || ev.type === "call-args-delta") {
+      if (ev.text.length === 0) return;
+      // (never read `out[-1]`: an out-of-range index is a slow property lookup in V8)
+      const last = out.length > 0 ? out[out.length - 1]! : undefined;
+      if (
+        last !== undefined &&
+        last.type === ev.type &&
+        (ev.type !== "call-args-delta" || (last as typeof ev).index === ev.index)
+      ) {
+        (last as { text: string }).text += ev.text;
+        return;
+      }
+    }
+    out.push(ev);
+  }
+
+  private emitContent(text: string): void {
+    if (text.length === 0) return;
+    const out = this.out;
+    if (out === null) {
+      this.out = [{ type: "content", text }];
+      return;
+    }
+    const last = out.length > 0 ? out[out.length - 1]! : undefined;
+    if (last !== undefined && last.type === "content") last.text += text;
+    else out.push({ type: "content", text });
+  }
+
+  private run(text: string, final: boolean): void {
+    let pos = 0;
+    const n = text.length;
+    for (;;) {
+      const region = this.region;
+      if (region !== null) {
+        const r = region.feed(text, pos, final);
+        if (r.revert !== undefined) {
+          this.emitContent(r.revert);
+          this.region = null;
+          pos = r.pos;
+          continue;
+        }
+        pos = r.pos;
+        if (r.done) {
+          this.region = null;
+          continue;
+        }
+        if (final) {
+          region.finish();
+          this.region = null;
+          pos = n;
+        }
+        break;
+      }
+      if (pos >= n) break;
+      const next = this.scanContent(text, pos, final);
+      if (next < 0) {
+        // held back a possible partial marker at -next-1
+        pos = -next - 1;
+        break;
+      }
+      pos = next;
+      if (this.region === null && pos >= n) break;
+    }
+    this.pending = pos < n ? text.slice(pos) : "";
+  }
+
+  /**
+   * Emits content from `pos` up to the next region start and opens it. Returns where to continue, or
+   * `-(i+1)` when text from `i` must be held back because it may still become a marker.
+   */
+  private scanContent(text: string, pos: number, final: boolean): number {
+    for (let i = this.nextCandidate(text, pos); i >= 0; i = this.nextCandidate(text, i + 1)) {
+      const rules = this.rulesFor(text.charCodeAt(i))!;
+      for (let k = 0; k < rules.length; k++) {
+        const rule = rules[k]!;
+        const res: MatchResult = matchPattern(text, i, rule.pattern, final);
+        if (res.status === "partial") {
+          this.emitContent(text.slice(pos, i));
+          return -(i + 1);
+        }
+        if (res.status === "match") {
+          this.emitContent(text.slice(pos, i));
+          const bodyAt = res.marks.body ?? res.end;
+          this.region = rule.open(this.ctx, { text: text.slice(i, bodyAt), captures: res.captures });
+          return bodyAt;
+        }
+      }
+    }
+    this.emitContent(pos === 0 ? text : text.slice(pos));
+    return text.length;
+  }
+}

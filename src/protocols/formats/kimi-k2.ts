@@ -1,0 +1,289 @@
+import { decodeArguments } from "../core/decode-call-object.js";
+import { JsonScanner } from "../core/json-scanner.js";
+import { isWs, partialMarkerSuffix } from "../core/match-pattern.js";
+import { dropRule } from "../core/reasoning-region.js";
+import { resultToText } from "../core/render-helpers.js";
+import type { EngineContext, FeedResult, Region } from "../core/stream-engine.js";
+import type { ToolCallProtocol } from "../protocol.js";
+import { extraInstructionLines, oneCallOnlyLines } from "../render/catalogue-option-lines.js";
+import { functionToolJson } from "../render/function-tool-json.js";
+import { createThinkingParser } from "./shared-thinking-parser.js";
+
+const SECTION_BEGIN = "<|tool_calls_section_begin|>";
+const SECTION_END = "<|tool_calls_section_end|>";
+/** Kimi models also write the section tokens in the singular. */
+const SECTION_BEGIN_ALT = "<|tool_call_section_begin|>";
+const SECTION_END_ALT = "<|tool_call_section_end|>";
+const CALL_BEGIN = "<|tool_call_begin|>";
+const ARGS_BEGIN = "<|tool_call_argument_begin|>";
+const CALL_END = "<|tool_call_end|>";
+
+const EXAMPLE = `${SECTION_BEGIN}${CALL_BEGIN}functions.get_weather:0${ARGS_BEGIN}{"city": "Paris"}${CALL_END}${SECTION_END}`;
+const MAX_ID = 512;
+
+/** `functions.get_weather:0` → `get_weather` (dots inside the name are kept: `functions.math.sqrt:1`). */
+function nameFromCallId(id: string): string {
+  let s = id.trim();
+  if (s.startsWith("functions.")) s = s.slice("functions.".length);
+  return s.replace(/:\d+$/, "").trim();
+}
+
+type Probe = "yes" | "partial" | "no";
+
+function probe(text: string, at: number, marker: string, final: boolean): Probe {
+  if (text.startsWith(marker, at)) return "yes";
+  return !final && text.length - at < marker.length && marker.startsWith(text.slice(at)) ? "partial" : "no";
+}
+
+/**
+ * The tool-calls section: `<|tool_call_begin|>id<|tool_call_argument_begin|>{json}<|tool_call_end|>`, repeated,
+ * until the section end. The call id names the function; the arguments are JSON, read leniently.
+ */
+class KimiCallsRegion implements Region {
+  private state: "between" | "id" | "args" | "argsTrail" = "between";
+  private scanner: JsonScanner | null = null;
+  private raw: string;
+  private calls = 0;
+  private current: { index: number; id: string; name: string; rawFrom: number } | null = null;
+  private args = "";
+
+  constructor(
+    private readonly ctx: EngineContext,
+    opener: string,
+    bareCall: boolean,
+  ) {
+    this.raw = opener;
+    if (bareCall) this.state = "id";
+  }
+
+  feed(text: string, from: number, final: boolean): FeedResult {
+    const n = text.length;
+    let i = from;
+    for (;;) {
+      switch (this.state) {
+        case "between": {
+          let j = i;
+          while (j < n && isWs(text.charCodeAt(j))) j++;
+          i = this.take(text, i, j);
+          if (i === n) return final && this.calls > 0 ? { pos: n, done: true } : { pos: n, done: false };
+          let verdict: Probe = "no";
+          for (const end of [SECTION_END, SECTION_END_ALT]) {
+            const p = probe(text, i, end, final);
+            if (p === "yes") {
+              i = this.take(text, i, i + end.length);
+              return { pos: i, done: true };
+            }
+            if (p === "partial") verdict = "partial";
+          }
+          const cb = probe(text, i, CALL_BEGIN, final);
+          if (cb === "yes") {
+            i = this.take(text, i, i + CALL_BEGIN.length);
+            this.state = "id";
+            continue;
+          }
+          if (cb === "partial" || verdict === "partial") return { pos: i, done: false };
+          // Prose after the calls (the section end was left out) is content again.
+          if (this.calls > 0) return { pos: i, done: true };
+          // Noise between the section start and the first call is dropped.
+          const lt = text.indexOf("<", i + 1);
+          i = this.take(text, i, lt === -1 ? n : lt);
+          if (i === n) return { pos: n, done: false };
+          continue;
+        }
+        case "id": {
+          const idx = text.indexOf(ARGS_BEGIN, i);
+          if (idx === -1 || idx - i > MAX_ID) {
+            const hold = final ? 0 : partialMarkerSuffix(text, i, ARGS_BEGIN);
+            if (n - hold - i <= MAX_ID && !text.slice(i, n - hold).includes("<|"))
+              return { pos: i, done: false };
+            this.ctx.emit({
+              type: "parse-error",
+              raw: this.raw + text.slice(i, Math.min(n, i + MAX_ID)),
+              message: `a call id must be followed by ${ARGS_BEGIN} and the JSON arguments; send the call as ${EXAMPLE}`,
+            });
+            this.calls++;
+            this.state = "between";
+            const lt = text.indexOf("<|", i + 1);
+            i = this.take(text, i, lt === -1 ? n : lt);
+            if (i === n) return { pos: n, done: false };
+            continue;
+          }
+          const id = text.slice(i, idx).trim();
+          const name = nameFromCallId(id);
+          const rawFrom = this.raw.length - CALL_BEGIN.length;
+          i = this.take(text, i, idx + ARGS_BEGIN.length);
+          const started = this.ctx.startCall(name || id, id || undefined);
+          this.current = { ...started, name: name || id, rawFrom: Math.max(0, rawFrom) };
+          this.args = "";
+          this.scanner = new JsonScanner({ isCallPath: () => false }, CALL_END);
+          this.state = "args";
+          continue;
+        }
+        case "args": {
+          // The arguments are scanned as JSON, so the end token inside a string does not end them.
+          const cur = this.current!;
+          const scanner = this.scanner!;
+          const st = scanner.scan(text, i, final);
+          this.addArgs(cur.index, text.slice(i, scanner.end));
+          i = this.take(text, i, scanner.end);
+          if (st === "more" || st === "hold") return { pos: i, done: false };
+          if (st === "stopped") {
+            i = this.take(text, i, i + CALL_END.length);
+            this.endCall(false);
+            this.state = "between";
+            continue;
+          }
+          this.state = "argsTrail";
+          continue;
+        }
+        case "argsTrail": {
+          const cur = this.current!;
+          let j = i;
+          while (j < n && isWs(text.charCodeAt(j))) j++;
+          if (j === n) return { pos: i, done: false };
+          const ce = probe(text, j, CALL_END, final);
+          if (ce === "yes") {
+            i = this.take(text, i, j + CALL_END.length);
+            this.endCall(false);
+            this.state = "between";
+            continue;
+          }
+          let verdict: Probe = ce;
+          for (const m of [SECTION_END, SECTION_END_ALT, CALL_BEGIN]) {
+            const p = probe(text, j, m, final);
+            if (p === "yes") {
+              // The call end token was left out: the arguments end here.
+              i = this.take(text, i, j);
+              this.endCall(true);
+              this.state = "between";
+              verdict = "yes";
+              break;
+            }
+            if (p === "partial") verdict = "partial";
+          }
+          if (verdict === "yes") continue;
+          if (verdict === "partial") return { pos: i, done: false };
+          // Trailing text (a closing code fence): part of the arguments text, decoded leniently.
+          const lt = text.indexOf("<", j + 1);
+          const to = lt === -1 ? n : lt;
+          this.addArgs(cur.index, text.slice(i, to));
+          i = this.take(text, i, to);
+          if (i === n) return { pos: n, done: false };
+          continue;
+        }
+      }
+    }
+  }
+
+  private addArgs(index: number, piece: string): void {
+    this.args += piece;
+    this.ctx.emit({ type: "call-args-delta", index, text: piece });
+  }
+
+  /** Appends `text[from..to)` to the raw text of the region and returns `to`. */
+  private take(text: string, from: number, to: number): number {
+    this.raw += text.slice(from, to);
+    return to;
+  }
+
+  finish(): void {
+    if (this.state === "between" && this.calls > 0) return;
+    if (this.state === "argsTrail") {
+      // The JSON arguments were complete; only the end tokens are missing.
+      this.endCall(true);
+      return;
+    }
+    const message = `the output ended inside a call (the tool-calls section is incomplete), so it was not run; send the complete call as ${EXAMPLE}`;
+    const cur = this.current;
+    if (cur)
+      this.ctx.emit({ type: "truncated", index: cur.index, raw: this.raw.slice(cur.rawFrom), message });
+    else this.ctx.emit({ type: "truncated", raw: this.raw, message });
+  }
+
+  private endCall(unclosed: boolean): void {
+    const cur = this.current!;
+    this.current = null;
+    this.calls++;
+    const raw = this.raw.slice(cur.rawFrom);
+    const d = decodeArguments(this.args);
+    if (!d.ok) {
+      this.ctx.emit({
+        type: "parse-error",
+        index: cur.index,
+        raw,
+        message: `the arguments of "${cur.name}" ${d.error}; send the call as ${EXAMPLE}`,
+      });
+      return;
+    }
+    this.ctx.endCall(
+      cur.index,
+      { id: cur.id, name: cur.name, arguments: d.value },
+      raw,
+      d.repaired || unclosed,
+    );
+  }
+}
+
+/** The id Kimi's template writes for a call: `functions.<name>:<index>`. */
+function callIdFor(id: string, name: string, index: number): string {
+  return id.startsWith(`functions.${name}:`) && /:\d+$/.test(id) ? id : `functions.${name}:${index}`;
+}
+
+/**
+ * Kimi-K2: `<|tool_calls_section_begin|><|tool_call_begin|>functions.name:0<|tool_call_argument_begin|>{json}
+ * <|tool_call_end|><|tool_calls_section_end|>`. The call id (`functions.<name>:<n>`) names the function and is
+ * kept as the call's id; a result answers it as `## Return of <id>`. Kimi-K2-Thinking reasons in `<think>`.
+ */
+export const kimiK2Protocol: ToolCallProtocol = {
+  id: "kimi_k2",
+  description: "Kimi-K2 <|tool_calls_section_begin|><|tool_call_begin|>functions.name:0 … special tokens",
+  resultRole: "tool",
+  stopSequences: ["<|im_end|>"],
+  callStartMarkers: [SECTION_BEGIN, CALL_BEGIN],
+  callBody: "json-arguments",
+  renderCatalogue(tools, opts) {
+    return [
+      "# Tools",
+      "",
+      "You can call these tools (OpenAI function JSON):",
+      JSON.stringify(tools.map(functionToolJson)),
+      "",
+      "To call tools, write the calls in one tool-calls section; number the calls from 0:",
+      `${SECTION_BEGIN}${CALL_BEGIN}functions.<tool-name>:0${ARGS_BEGIN}<args-json-object>${CALL_END}${SECTION_END}`,
+      ...oneCallOnlyLines(opts, "Call at most one tool per reply."),
+      ...extraInstructionLines(opts),
+    ].join("\n");
+  },
+  renderAssistantTurn({ content, calls }) {
+    if (calls.length === 0) return content ?? "";
+    const body = calls
+      .map(
+        (c, i) =>
+          `${CALL_BEGIN}${callIdFor(c.id, c.name, i)}${ARGS_BEGIN}${JSON.stringify(c.arguments)}${CALL_END}`,
+      )
+      .join("");
+    const c = content?.trim() ?? "";
+    // The template puts the section right after the text, without a separator.
+    return c === "" ? `${SECTION_BEGIN}${body}${SECTION_END}` : `${c}${SECTION_BEGIN}${body}${SECTION_END}`;
+  },
+  renderToolResults(results) {
+    return results.map((r) => `## Return of ${r.callId}\n${resultToText(r.result)}`).join("\n\n");
+  },
+  createParser(opts) {
+    return createThinkingParser(
+      [
+        dropRule("<|im_end|>"),
+        dropRule(SECTION_END),
+        dropRule(SECTION_END_ALT),
+        { first: "<", pattern: [SECTION_BEGIN], open: (ctx, m) => new KimiCallsRegion(ctx, m.text, false) },
+        {
+          first: "<",
+          pattern: [SECTION_BEGIN_ALT],
+          open: (ctx, m) => new KimiCallsRegion(ctx, m.text, false),
+        },
+        { first: "<", pattern: [CALL_BEGIN], open: (ctx, m) => new KimiCallsRegion(ctx, m.text, true) },
+      ],
+      opts,
+    );
+  },
+};

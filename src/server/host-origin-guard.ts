@@ -1,0 +1,68 @@
+import type { MiddlewareHandler } from "hono";
+import { hostnameOfHostHeader, isLoopbackHost } from "./is-loopback-host.js";
+
+export interface HostOriginGuardOptions {
+  /**
+   * True when the server listens on loopback only: then the Host header must name this machine (localhost, 127.x,
+   * [::1]), which is what defeats DNS rebinding — a page on evil.example resolved to 127.0.0.1 still sends
+   * `Host: evil.example`.
+   */
+  loopbackOnly: boolean;
+  /** Further host names (without port) accepted in the Host header, e.g. a reverse proxy's public name. */
+  allowedHosts?: readonly string[];
+  /** Further origins (`scheme://host[:port]`) whose pages may call the server from a browser. */
+  allowedOrigins?: readonly string[];
+}
+
+function forbidden(message: string): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }), {
+    status: 403,
+    headers: { "content-type": "application/json" },
+  });
+}
+
+/**
+ * DNS-rebinding and cross-site protection for the HTTP app: a request whose Host is not this machine (when bound to
+ * loopback) or whose Origin is a foreign site gets 403 before any route sees it. Requests without an Origin (curl,
+ * SDK clients, other servers) are not browser cross-site requests and pass the Origin check.
+ */
+export function hostOriginGuard(options: HostOriginGuardOptions): MiddlewareHandler {
+  const extraHosts = new Set((options.allowedHosts ?? []).map((host) => host.toLowerCase()));
+  const extraOrigins = new Set(
+    (options.allowedOrigins ?? []).map((origin) => origin.toLowerCase().replace(/\/$/, "")),
+  );
+
+  const hostAllowed = (hostname: string): boolean => {
+    if (extraHosts.has(hostname)) return true;
+    if (options.loopbackOnly) return isLoopbackHost(hostname);
+    return extraHosts.size === 0;
+  };
+
+  return async (c, next) => {
+    const hostHeader = c.req.header("host") ?? "";
+    const hostname = hostnameOfHostHeader(hostHeader);
+    if (!hostname || !hostAllowed(hostname)) {
+      return forbidden(
+        `Forbidden: Host "${hostHeader}" is not allowed. Reach this server as localhost/127.0.0.1, or add the name to allowedHosts.`,
+      );
+    }
+    const origin = c.req.header("origin");
+    if (origin !== undefined) {
+      const normalized = origin.toLowerCase().replace(/\/$/, "");
+      let sameOrigin = false;
+      try {
+        const url = new URL(normalized);
+        sameOrigin =
+          (url.protocol === "http:" || url.protocol === "https:") && url.host === hostHeader.toLowerCase();
+      } catch {
+        sameOrigin = false;
+      }
+      if (!sameOrigin && !extraOrigins.has(normalized)) {
+        return forbidden(
+          `Forbidden: Origin "${origin}" may not call this server. Add it to allowedOrigins to allow it.`,
+        );
+      }
+    }
+    await next();
+  };
+}

@@ -1,0 +1,93 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { defaultDbPath } from "./default-db-path.js";
+import { SCHEMA_VERSION } from "./migrations.js";
+import { SqliteStore, StoreOpenError, toFtsQuery } from "./sqlite-store.js";
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), "tb-store-"));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const newRun = (id: string) => ({
+  id,
+  conversationId: `c_${id}`,
+  model: "replay",
+  options: { cli: { model: "replay:x" } },
+  limits: { maxSteps: 3 },
+  owner: "host:1",
+  messages: [{ role: "user" as const, content: "hello" }],
+});
+
+describe("SqliteStore", () => {
+  it("creates its folder, uses WAL, migrates once and keeps data across reopen", async () => {
+    const file = path.join(dir, "nested", "deeper", "tb.db");
+    const store = new SqliteStore(file);
+    expect(store.db.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(store.schemaVersion).toBe(SCHEMA_VERSION);
+    await store.createRun(newRun("r1"));
+    await store.close();
+    const again = new SqliteStore(file);
+    expect((await again.getRun("r1"))?.options).toEqual({ cli: { model: "replay:x" } });
+    expect(await again.listMessages("c_r1")).toEqual([{ role: "user", content: "hello" }]);
+    await again.close();
+  });
+
+  it("refuses a database from a newer schema instead of guessing", () => {
+    const file = path.join(dir, "future.db");
+    const raw = new Database(file);
+    raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    raw.close();
+    expect(() => new SqliteStore(file)).toThrow(StoreOpenError);
+  });
+
+  it("claims a tool call for execution at most once, also across two connections", async () => {
+    const file = path.join(dir, "claim.db");
+    const a = new SqliteStore(file);
+    const b = new SqliteStore(file);
+    await a.createRun(newRun("r1"));
+    await a.recordTurn({
+      runId: "r1",
+      conversationId: "c_r1",
+      step: 1,
+      message: { role: "assistant", content: "", toolCalls: [{ id: "x", name: "t", arguments: {} }] },
+      finishReason: "tool-calls",
+      calls: [{ id: "x", position: 0, name: "t", arguments: {}, state: "approved" }],
+      parseErrors: [],
+      audit: [],
+    });
+    const claims = await Promise.all([
+      a.claimToolCall("r1", "x"),
+      b.claimToolCall("r1", "x"),
+      a.claimToolCall("r1", "x"),
+    ]);
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    await a.close();
+    await b.close();
+  });
+
+  it("turns any text into a safe FTS query", () => {
+    expect(toFtsQuery('NEAR("x" AND y*')).toBe('"near" OR "x" OR "and" OR "y"');
+    expect(toFtsQuery("  ...  ")).toBeUndefined();
+  });
+
+  it("puts the database in the platform's data directory", () => {
+    expect(defaultDbPath({ XDG_DATA_HOME: "/xdg" }, "linux", "/home/u")).toBe(
+      "/xdg/toolbridge/toolbridge.db",
+    );
+    expect(defaultDbPath({}, "linux", "/home/u")).toBe("/home/u/.local/share/toolbridge/toolbridge.db");
+    expect(defaultDbPath({ XDG_DATA_HOME: "relative" }, "linux", "/home/u")).toBe(
+      "/home/u/.local/share/toolbridge/toolbridge.db",
+    );
+    expect(defaultDbPath({}, "darwin", "/Users/u")).toBe(
+      "/Users/u/Library/Application Support/toolbridge/toolbridge.db",
+    );
+    expect(defaultDbPath({ LOCALAPPDATA: "C:\\Users\\u\\AppData\\Local" }, "win32", "C:\\Users\\u")).toBe(
+      "C:\\Users\\u\\AppData\\Local\\toolbridge\\toolbridge.db",
+    );
+  });
+});

@@ -1,0 +1,561 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import Database from "better-sqlite3";
+import type { AgentMessage, AgentToolCall } from "../agent/messages.js";
+import { ToolbridgeError } from "../tools/errors.js";
+import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
+import {
+  type ApprovalRecord,
+  type AuditEntry,
+  type AuditRecord,
+  type CallDecision,
+  type MemoryHit,
+  type NewRun,
+  type NewToolCall,
+  type NoteRecord,
+  type RunPatch,
+  type RunRecord,
+  type RunStatus,
+  type StepRecord,
+  type Store,
+  StoreConflictError,
+  type ToolCallRecord,
+} from "./store.js";
+
+export class StoreOpenError extends ToolbridgeError {
+  override name = "StoreOpenError";
+}
+
+export interface SqliteStoreOptions {
+  /**
+   * `full` (default): every commit is fsynced, so it survives power loss, not just a process crash. `normal` is
+   * faster and still survives a crash of the process (WAL), which is enough for benchmarks and tests.
+   */
+  synchronous?: "full" | "normal";
+}
+
+type Row = Record<string, unknown>;
+
+const now = () => new Date().toISOString();
+const json = (value: unknown) => JSON.stringify(value);
+const parse = <T>(text: unknown, fallback: T): T =>
+  typeof text === "string" ? (JSON.parse(text) as T) : fallback;
+
+const RUN_COLUMNS: Record<keyof RunPatch, string> = {
+  status: "status",
+  stopReason: "stop_reason",
+  answer: "answer",
+  error: "error",
+  stepCount: "step_count",
+  toolCallCount: "tool_call_count",
+  consecutiveFailures: "consecutive_failures",
+  repairs: "repairs",
+  activeMs: "active_ms",
+  owner: "owner",
+};
+
+function toRun(row: Row): RunRecord {
+  return {
+    id: String(row.id),
+    conversationId: String(row.conversation_id),
+    status: row.status as RunStatus,
+    stopReason: (row.stop_reason as RunRecord["stopReason"]) ?? null,
+    answer: (row.answer as string | null) ?? null,
+    error: (row.error as string | null) ?? null,
+    model: String(row.model),
+    options: parse(row.options, {}),
+    limits: parse(row.limits, {}),
+    stepCount: Number(row.step_count),
+    toolCallCount: Number(row.tool_call_count),
+    consecutiveFailures: Number(row.consecutive_failures),
+    repairs: Number(row.repairs),
+    activeMs: Number(row.active_ms),
+    owner: (row.owner as string | null) ?? null,
+    createdAt: String(row.created_at),
+    updatedAt: String(row.updated_at),
+  };
+}
+
+function toToolCall(row: Row): ToolCallRecord {
+  const approval: ApprovalRecord | null =
+    row.policy === null || row.policy === undefined
+      ? null
+      : {
+          policy: row.policy as ApprovalRecord["policy"],
+          decision: row.decision as ApprovalRecord["decision"],
+          decidedBy: (row.decided_by as string | null) ?? null,
+          decidedAt: (row.decided_at as string | null) ?? null,
+          reason: (row.reason as string | null) ?? null,
+          originalArguments: parse(row.original_arguments, null),
+        };
+  return {
+    runId: String(row.run_id),
+    id: String(row.id),
+    step: Number(row.step),
+    position: Number(row.position),
+    name: String(row.name),
+    arguments: parse(row.arguments, {}),
+    state: row.state as ToolCallRecord["state"],
+    outcome: (row.outcome as string | null) ?? null,
+    result: parse<CallToolResult | null>(row.result, null),
+    approval,
+    startedAt: (row.started_at as string | null) ?? null,
+    finishedAt: (row.finished_at as string | null) ?? null,
+    durationMs: row.duration_ms === null || row.duration_ms === undefined ? null : Number(row.duration_ms),
+  };
+}
+
+function toMessage(row: Row): AgentMessage {
+  const role = row.role as AgentMessage["role"];
+  const content = String(row.content);
+  const data = parse<Record<string, unknown>>(row.data, {});
+  switch (role) {
+    case "system":
+    case "user":
+      return { role, content };
+    case "assistant": {
+      const message: AgentMessage = { role, content };
+      if (typeof data.reasoning === "string") message.reasoning = data.reasoning;
+      if (Array.isArray(data.toolCalls)) message.toolCalls = data.toolCalls as AgentToolCall[];
+      return message;
+    }
+    case "tool":
+      return {
+        role,
+        callId: String(data.callId),
+        name: String(data.name),
+        result: data.result as CallToolResult,
+      };
+  }
+}
+
+/** Turn free text into an FTS5 query that cannot be a syntax error: each word quoted, any of them may match. */
+export function toFtsQuery(text: string): string | undefined {
+  const words = text.match(/[\p{L}\p{N}_]+/gu) ?? [];
+  if (words.length === 0) return undefined;
+  return [...new Set(words.map((w) => w.toLowerCase()))]
+    .slice(0, 32)
+    .map((w) => `"${w}"`)
+    .join(" OR ");
+}
+
+/**
+ * The default store: one SQLite file through better-sqlite3, in WAL mode so readers (the CLI's `runs list`) never
+ * block a running agent. better-sqlite3 is synchronous: each method's transaction is committed before its promise
+ * resolves.
+ */
+export class SqliteStore implements Store {
+  readonly db: Database.Database;
+  readonly #statements = new Map<string, Database.Statement>();
+
+  constructor(
+    readonly location: string,
+    options: SqliteStoreOptions = {},
+  ) {
+    if (location !== ":memory:") {
+      try {
+        mkdirSync(path.dirname(path.resolve(location)), { recursive: true });
+      } catch (error) {
+        throw new StoreOpenError(
+          `Cannot create the folder for database ${location}: ${(error as Error).message}`,
+        );
+      }
+    }
+    try {
+      this.db = new Database(location);
+    } catch (error) {
+      throw new StoreOpenError(
+        `Cannot open database ${location}: ${(error as Error).message}. Pass another --db path.`,
+      );
+    }
+    this.db.pragma("journal_mode = WAL");
+    this.db.pragma(`synchronous = ${options.synchronous === "normal" ? "NORMAL" : "FULL"}`);
+    this.db.pragma("busy_timeout = 5000");
+    this.db.pragma("foreign_keys = ON");
+    this.#migrate();
+  }
+
+  #migrate(): void {
+    const current = Number(this.db.pragma("user_version", { simple: true }));
+    if (current > SCHEMA_VERSION) {
+      throw new StoreOpenError(
+        `Database ${this.location} has schema version ${current}, newer than this toolbridge understands (${SCHEMA_VERSION}). Upgrade toolbridge.`,
+      );
+    }
+    for (const migration of MIGRATIONS) {
+      if (migration.version <= current) continue;
+      this.db
+        .transaction(() => {
+          this.db.exec(migration.sql);
+          this.db.pragma(`user_version = ${migration.version}`);
+        })
+        .immediate();
+    }
+  }
+
+  get schemaVersion(): number {
+    return Number(this.db.pragma("user_version", { simple: true }));
+  }
+
+  #stmt(sql: string): Database.Statement {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /** IMMEDIATE: take the write lock up front, so two processes never interleave read-check-write sequences. */
+  #write<T>(body: () => T): T {
+    return this.db.transaction(body).immediate();
+  }
+
+  #insertMessage(
+    conversationId: string,
+    runId: string | null,
+    step: number | null,
+    message: AgentMessage,
+    at: string,
+  ) {
+    let content = "";
+    let data: Record<string, unknown> | null = null;
+    if (message.role === "tool") {
+      data = { callId: message.callId, name: message.name, result: message.result };
+    } else {
+      content = message.content;
+      if (message.role === "assistant") {
+        data = {};
+        if (message.reasoning !== undefined) data.reasoning = message.reasoning;
+        if (message.toolCalls?.length) data.toolCalls = message.toolCalls;
+      }
+    }
+    const info = this.#stmt(
+      "INSERT INTO messages (conversation_id, run_id, step, role, content, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    ).run(conversationId, runId, step, message.role, content, data ? json(data) : null, at);
+    // Only what people and the model said is searchable; tool output can be large and is not "memory".
+    if ((message.role === "user" || message.role === "assistant") && content.trim() !== "") {
+      this.#stmt("INSERT INTO memory_fts (kind, ref_id, title, body) VALUES ('message', ?, NULL, ?)").run(
+        info.lastInsertRowid,
+        content,
+      );
+    }
+  }
+
+  #audit(entry: AuditEntry, at: string): void {
+    this.#stmt(
+      "INSERT INTO audit_log (at, actor, action, run_id, call_id, detail) VALUES (?, ?, ?, ?, ?, ?)",
+    ).run(at, entry.actor, entry.action, entry.runId ?? null, entry.callId ?? null, json(entry.detail ?? {}));
+  }
+
+  async createRun(run: NewRun): Promise<RunRecord> {
+    const at = now();
+    this.#write(() => {
+      this.#stmt("INSERT OR IGNORE INTO conversations (id, title, created_at) VALUES (?, ?, ?)").run(
+        run.conversationId,
+        run.conversationTitle ?? null,
+        at,
+      );
+      this.#stmt(
+        `INSERT INTO runs (id, conversation_id, status, model, options, limits, owner, created_at, updated_at)
+         VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?)`,
+      ).run(run.id, run.conversationId, run.model, json(run.options), json(run.limits), run.owner, at, at);
+      for (const message of run.messages) this.#insertMessage(run.conversationId, run.id, null, message, at);
+    });
+    return (await this.getRun(run.id)) as RunRecord;
+  }
+
+  async getRun(id: string): Promise<RunRecord | undefined> {
+    const row = this.#stmt("SELECT * FROM runs WHERE id = ?").get(id) as Row | undefined;
+    return row ? toRun(row) : undefined;
+  }
+
+  async listRuns(options: { status?: RunStatus; limit?: number } = {}): Promise<RunRecord[]> {
+    const limit = options.limit ?? 50;
+    const rows = (
+      options.status
+        ? this.#stmt("SELECT * FROM runs WHERE status = ? ORDER BY created_at DESC, id DESC LIMIT ?").all(
+            options.status,
+            limit,
+          )
+        : this.#stmt("SELECT * FROM runs ORDER BY created_at DESC, id DESC LIMIT ?").all(limit)
+    ) as Row[];
+    return rows.map(toRun);
+  }
+
+  async updateRun(id: string, patch: RunPatch): Promise<void> {
+    this.#write(() => this.#updateRun(id, patch));
+  }
+
+  #updateRun(id: string, patch: RunPatch): void {
+    const keys = Object.keys(patch) as Array<keyof RunPatch>;
+    if (keys.length === 0) return;
+    const sets = keys.map((key) => `${RUN_COLUMNS[key]} = ?`).join(", ");
+    this.#stmt(`UPDATE runs SET ${sets}, updated_at = ? WHERE id = ?`).run(
+      ...keys.map((key) => patch[key] ?? null),
+      now(),
+      id,
+    );
+  }
+
+  async claimRun(
+    id: string,
+    owner: string,
+    fromStatuses: RunStatus[],
+    expectedOwner: string | null,
+  ): Promise<boolean> {
+    return this.#write(() => {
+      const row = this.#stmt("SELECT status, owner FROM runs WHERE id = ?").get(id) as Row | undefined;
+      if (!row || !fromStatuses.includes(row.status as RunStatus)) return false;
+      if (((row.owner as string | null) ?? null) !== expectedOwner) return false;
+      this.#stmt("UPDATE runs SET status = 'running', owner = ?, updated_at = ? WHERE id = ?").run(
+        owner,
+        now(),
+        id,
+      );
+      return true;
+    });
+  }
+
+  async listMessages(conversationId: string): Promise<AgentMessage[]> {
+    const rows = this.#stmt(
+      "SELECT role, content, data FROM messages WHERE conversation_id = ? ORDER BY id",
+    ).all(conversationId) as Row[];
+    return rows.map(toMessage);
+  }
+
+  async recordTurn(turn: Parameters<Store["recordTurn"]>[0]): Promise<void> {
+    const at = now();
+    this.#write(() => {
+      this.#stmt(
+        "INSERT INTO steps (run_id, step, finish_reason, text, parse_errors, started_at) VALUES (?, ?, ?, ?, ?, ?)",
+      ).run(turn.runId, turn.step, turn.finishReason, turn.message.content, json(turn.parseErrors), at);
+      this.#insertMessage(turn.conversationId, turn.runId, turn.step, turn.message, at);
+      for (const call of turn.calls) this.#insertCall(turn.runId, turn.step, call, at);
+      for (const entry of turn.audit) this.#audit(entry, at);
+      this.#stmt("UPDATE runs SET step_count = ?, updated_at = ? WHERE id = ?").run(
+        turn.step,
+        at,
+        turn.runId,
+      );
+    });
+  }
+
+  #insertCall(runId: string, step: number, call: NewToolCall, at: string): void {
+    const final = call.result !== undefined;
+    this.#stmt(
+      `INSERT INTO tool_calls (run_id, id, step, position, name, arguments, state, outcome, result, finished_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      runId,
+      call.id,
+      step,
+      call.position,
+      call.name,
+      json(call.arguments),
+      call.state,
+      call.outcome ?? null,
+      final ? json(call.result) : null,
+      final ? at : null,
+    );
+    if (call.approval) {
+      const a = call.approval;
+      this.#stmt(
+        `INSERT INTO approvals (run_id, call_id, policy, decision, decided_by, decided_at, reason, original_arguments)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        runId,
+        call.id,
+        a.policy,
+        a.decision,
+        a.decidedBy,
+        a.decidedAt,
+        a.reason,
+        a.originalArguments ? json(a.originalArguments) : null,
+      );
+    }
+  }
+
+  async listSteps(runId: string): Promise<StepRecord[]> {
+    const rows = this.#stmt("SELECT * FROM steps WHERE run_id = ? ORDER BY step").all(runId) as Row[];
+    return rows.map((row) => ({
+      runId: String(row.run_id),
+      step: Number(row.step),
+      finishReason: (row.finish_reason as string | null) ?? null,
+      text: String(row.text),
+      parseErrors: parse(row.parse_errors, []),
+      finished: Number(row.finished) === 1,
+      startedAt: String(row.started_at),
+      finishedAt: (row.finished_at as string | null) ?? null,
+    }));
+  }
+
+  async listToolCalls(runId: string, step?: number): Promise<ToolCallRecord[]> {
+    const base = `SELECT c.*, a.policy, a.decision, a.decided_by, a.decided_at, a.reason, a.original_arguments
+      FROM tool_calls c LEFT JOIN approvals a ON a.run_id = c.run_id AND a.call_id = c.id WHERE c.run_id = ?`;
+    const rows = (
+      step === undefined
+        ? this.#stmt(`${base} ORDER BY c.step, c.position`).all(runId)
+        : this.#stmt(`${base} AND c.step = ? ORDER BY c.position`).all(runId, step)
+    ) as Row[];
+    return rows.map(toToolCall);
+  }
+
+  async decideToolCalls(runId: string, decisions: CallDecision[]): Promise<void> {
+    const at = now();
+    this.#write(() => {
+      for (const d of decisions) {
+        const row = this.#stmt("SELECT state, arguments FROM tool_calls WHERE run_id = ? AND id = ?").get(
+          runId,
+          d.callId,
+        ) as Row | undefined;
+        if (!row) throw new StoreConflictError(`Run ${runId} has no tool call ${d.callId}.`);
+        if (row.state !== "pending") {
+          throw new StoreConflictError(
+            `Tool call ${d.callId} is not waiting for a decision (it is ${String(row.state)}).`,
+          );
+        }
+        const edited = d.decision === "approved" && d.arguments !== undefined;
+        if (d.decision === "approved") {
+          this.#stmt(
+            "UPDATE tool_calls SET state = 'approved', arguments = ? WHERE run_id = ? AND id = ?",
+          ).run(edited ? json(d.arguments) : row.arguments, runId, d.callId);
+        } else {
+          this.#stmt(
+            "UPDATE tool_calls SET state = 'denied', outcome = 'denied', result = ?, finished_at = ? WHERE run_id = ? AND id = ?",
+          ).run(json(d.result ?? { content: [], isError: true }), at, runId, d.callId);
+        }
+        this.#stmt(
+          `UPDATE approvals SET decision = ?, decided_by = ?, decided_at = ?, reason = ?, original_arguments = ?
+           WHERE run_id = ? AND call_id = ?`,
+        ).run(d.decision, d.by, at, d.reason ?? null, edited ? row.arguments : null, runId, d.callId);
+        const detail: Record<string, unknown> = {};
+        if (d.reason !== undefined) detail.reason = d.reason;
+        if (edited) {
+          detail.originalArguments = parse(row.arguments, {});
+          detail.arguments = d.arguments;
+        }
+        this.#audit(
+          {
+            actor: d.by,
+            action: edited ? "approve-edited" : d.decision === "approved" ? "approve" : "deny",
+            runId,
+            callId: d.callId,
+            detail,
+          },
+          at,
+        );
+      }
+    });
+  }
+
+  async claimToolCall(runId: string, callId: string): Promise<boolean> {
+    const info = this.#stmt(
+      "UPDATE tool_calls SET state = 'executing', started_at = ? WHERE run_id = ? AND id = ? AND state = 'approved'",
+    ).run(now(), runId, callId);
+    return info.changes === 1;
+  }
+
+  async finishToolCall(
+    runId: string,
+    callId: string,
+    outcome: Parameters<Store["finishToolCall"]>[2],
+  ): Promise<void> {
+    const info = this.#stmt(
+      `UPDATE tool_calls SET state = ?, outcome = ?, result = ?, finished_at = ?, duration_ms = ?
+       WHERE run_id = ? AND id = ? AND state = 'executing'`,
+    ).run(outcome.state, outcome.outcome, json(outcome.result), now(), outcome.durationMs, runId, callId);
+    if (info.changes !== 1)
+      throw new StoreConflictError(`Tool call ${callId} of run ${runId} was not executing.`);
+  }
+
+  async finishStep(step: Parameters<Store["finishStep"]>[0]): Promise<void> {
+    const at = now();
+    this.#write(() => {
+      for (const message of step.messages)
+        this.#insertMessage(step.conversationId, step.runId, step.step, message, at);
+      this.#stmt("UPDATE steps SET finished = 1, finished_at = ? WHERE run_id = ? AND step = ?").run(
+        at,
+        step.runId,
+        step.step,
+      );
+      this.#updateRun(step.runId, step.run);
+    });
+  }
+
+  async appendAudit(entry: AuditEntry): Promise<void> {
+    const at = now();
+    this.#write(() => this.#audit(entry, at));
+  }
+
+  async listAudit(runId?: string): Promise<AuditRecord[]> {
+    const rows = (
+      runId === undefined
+        ? this.#stmt("SELECT * FROM audit_log ORDER BY id").all()
+        : this.#stmt("SELECT * FROM audit_log WHERE run_id = ? ORDER BY id").all(runId)
+    ) as Row[];
+    return rows.map((row) => ({
+      id: Number(row.id),
+      at: String(row.at),
+      actor: String(row.actor),
+      action: String(row.action),
+      runId: (row.run_id as string | null) ?? null,
+      callId: (row.call_id as string | null) ?? null,
+      detail: parse(row.detail, {}),
+    }));
+  }
+
+  async saveNote(note: { title: string; content: string; tags?: string[] }): Promise<NoteRecord> {
+    const at = now();
+    const tags = note.tags ?? [];
+    const id = this.#write(() => {
+      const info = this.#stmt("INSERT INTO notes (title, content, tags, created_at) VALUES (?, ?, ?, ?)").run(
+        note.title,
+        note.content,
+        json(tags),
+        at,
+      );
+      this.#stmt("INSERT INTO memory_fts (kind, ref_id, title, body) VALUES ('note', ?, ?, ?)").run(
+        info.lastInsertRowid,
+        note.title,
+        `${note.content}\n${tags.join(" ")}`,
+      );
+      return Number(info.lastInsertRowid);
+    });
+    return { id, title: note.title, content: note.content, tags, createdAt: at };
+  }
+
+  async searchMemory(
+    query: string,
+    options: { limit?: number; kind?: "note" | "message" } = {},
+  ): Promise<MemoryHit[]> {
+    const fts = toFtsQuery(query);
+    if (!fts) return [];
+    const limit = Math.max(1, Math.min(options.limit ?? 5, 50));
+    const kindFilter = options.kind ? "AND f.kind = ?" : "";
+    const sql = `SELECT f.kind, f.ref_id, f.title,
+        snippet(memory_fts, 3, '[', ']', '…', 24) AS snippet,
+        COALESCE(n.created_at, m.created_at) AS created_at, m.conversation_id, m.role
+      FROM memory_fts f
+      LEFT JOIN notes n ON f.kind = 'note' AND n.id = f.ref_id
+      LEFT JOIN messages m ON f.kind = 'message' AND m.id = f.ref_id
+      WHERE memory_fts MATCH ? ${kindFilter}
+      ORDER BY bm25(memory_fts, 0, 0, 2.0, 1.0) LIMIT ?`;
+    const params: unknown[] = options.kind ? [fts, options.kind, limit] : [fts, limit];
+    const rows = this.#stmt(sql).all(...params) as Row[];
+    return rows.map((row) => ({
+      kind: row.kind as MemoryHit["kind"],
+      id: Number(row.ref_id),
+      title: (row.title as string | null) ?? null,
+      conversationId: (row.conversation_id as string | null) ?? null,
+      role: (row.role as string | null) ?? null,
+      snippet: String(row.snippet),
+      createdAt: String(row.created_at ?? ""),
+    }));
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}

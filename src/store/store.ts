@@ -1,0 +1,266 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { AgentMessage, AssistantMessage } from "../agent/messages.js";
+
+export type RunStatus = "running" | "paused" | "finished" | "stopped";
+
+/** Why a run is where it is. `awaiting-approval` belongs to paused runs; every other reason ends a run. */
+export type StopReason =
+  | "final-answer"
+  | "awaiting-approval"
+  | "max-steps"
+  | "max-tool-calls"
+  | "step-timeout"
+  | "timeout"
+  | "max-consecutive-failures"
+  | "max-repairs"
+  | "model-error"
+  | "aborted"
+  | "length"
+  | "interrupted";
+
+/**
+ * Life of a tool call. `invalid`, `denied`, `refused` (over the tool-call limit), `done` and `interrupted` are final
+ * and carry a result. `executing` is written (and committed) before the handler starts; a call found `executing`
+ * after a crash is turned into `interrupted`, never re-run.
+ */
+export type ToolCallState =
+  | "invalid"
+  | "pending"
+  | "approved"
+  | "denied"
+  | "refused"
+  | "executing"
+  | "done"
+  | "interrupted";
+
+export type ApprovalPolicyValue = "always" | "never" | "ask";
+
+export interface ApprovalRecord {
+  policy: ApprovalPolicyValue;
+  decision: "pending" | "approved" | "denied";
+  /** "policy" for automatic decisions, otherwise who decided (CLI user, API token name …). */
+  decidedBy: string | null;
+  decidedAt: string | null;
+  reason: string | null;
+  /** Set when the call was approved with edited arguments: what the model originally asked for. */
+  originalArguments: Record<string, unknown> | null;
+}
+
+export interface ToolCallRecord {
+  runId: string;
+  id: string;
+  step: number;
+  position: number;
+  name: string;
+  /** The arguments that run (edited ones when a person changed them). */
+  arguments: Record<string, unknown>;
+  state: ToolCallState;
+  /** The executor's status (`ok`, `tool-error`, `dry-run`, …) or `invalid` / `denied` / `refused` / `interrupted`. */
+  outcome: string | null;
+  result: CallToolResult | null;
+  approval: ApprovalRecord | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+  durationMs: number | null;
+}
+
+export interface RunRecord {
+  id: string;
+  conversationId: string;
+  status: RunStatus;
+  stopReason: StopReason | null;
+  answer: string | null;
+  error: string | null;
+  model: string;
+  /** Whatever the caller needs to rebuild the run's agent in another process (the CLI keeps its flags here). */
+  options: Record<string, unknown>;
+  limits: Record<string, number>;
+  stepCount: number;
+  toolCallCount: number;
+  consecutiveFailures: number;
+  repairs: number;
+  /** Time spent running (model + tools), excluding time paused for approval. */
+  activeMs: number;
+  /** `host:pid` of the process driving the run; null when nobody is. */
+  owner: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type RunPatch = Partial<
+  Pick<
+    RunRecord,
+    | "status"
+    | "stopReason"
+    | "answer"
+    | "error"
+    | "stepCount"
+    | "toolCallCount"
+    | "consecutiveFailures"
+    | "repairs"
+    | "activeMs"
+    | "owner"
+  >
+>;
+
+export interface NewRun {
+  id: string;
+  conversationId: string;
+  /** Creates the conversation when it does not exist yet. */
+  conversationTitle?: string;
+  model: string;
+  options: Record<string, unknown>;
+  limits: Record<string, number>;
+  owner: string;
+  /** Messages to add before the run starts (system prompt of a new conversation, the user's prompt). */
+  messages: AgentMessage[];
+}
+
+export interface NewToolCall {
+  id: string;
+  position: number;
+  name: string;
+  arguments: Record<string, unknown>;
+  state: "invalid" | "pending" | "approved" | "denied" | "refused";
+  outcome?: string;
+  result?: CallToolResult;
+  approval?: ApprovalRecord;
+}
+
+export interface AuditEntry {
+  actor: string;
+  action: string;
+  runId?: string;
+  callId?: string;
+  detail?: Record<string, unknown>;
+}
+
+export interface AuditRecord extends Required<Omit<AuditEntry, "runId" | "callId">> {
+  id: number;
+  at: string;
+  runId: string | null;
+  callId: string | null;
+}
+
+export interface CallDecision {
+  callId: string;
+  decision: "approved" | "denied";
+  by: string;
+  reason?: string;
+  /** Edited arguments (already validated by the caller). */
+  arguments?: Record<string, unknown>;
+  /** For denials: the observation the model will see. */
+  result?: CallToolResult;
+}
+
+export interface StepRecord {
+  runId: string;
+  step: number;
+  finishReason: string | null;
+  text: string;
+  parseErrors: string[];
+  finished: boolean;
+  startedAt: string;
+  finishedAt: string | null;
+}
+
+export interface NoteRecord {
+  id: number;
+  title: string;
+  content: string;
+  tags: string[];
+  createdAt: string;
+}
+
+export interface MemoryHit {
+  kind: "note" | "message";
+  /** Note id or message id. */
+  id: number;
+  title: string | null;
+  conversationId: string | null;
+  role: string | null;
+  snippet: string;
+  createdAt: string;
+}
+
+/** Thrown when a store operation finds the data in a state that forbids it (deciding a call twice, …). */
+export class StoreConflictError extends Error {
+  override name = "StoreConflictError";
+}
+
+/**
+ * Persistence of conversations, runs, steps, tool calls, approvals, the audit log and memory. Every method that writes
+ * resolves only after its transaction is committed, so whatever a caller reports afterwards survives a crash.
+ * Methods are async so that a PostgreSQL store can implement the same interface; each composite method is one
+ * transaction.
+ */
+export interface Store {
+  readonly location: string;
+
+  createRun(run: NewRun): Promise<RunRecord>;
+  getRun(id: string): Promise<RunRecord | undefined>;
+  listRuns(options?: { status?: RunStatus; limit?: number }): Promise<RunRecord[]>;
+  updateRun(id: string, patch: RunPatch): Promise<void>;
+  /**
+   * Take over a run: sets owner and status `running` only if the run is in one of `fromStatuses` and its current
+   * owner is `expectedOwner` (null = nobody). Returns false when someone else got there first.
+   */
+  claimRun(
+    id: string,
+    owner: string,
+    fromStatuses: RunStatus[],
+    expectedOwner: string | null,
+  ): Promise<boolean>;
+
+  listMessages(conversationId: string): Promise<AgentMessage[]>;
+
+  /** One model turn: the assistant message, its calls (with any automatic approvals) and audit entries. */
+  recordTurn(turn: {
+    runId: string;
+    conversationId: string;
+    step: number;
+    message: AssistantMessage;
+    finishReason: string;
+    calls: NewToolCall[];
+    /** Text-protocol parse errors that belong to no call; they go back to the model when the step closes. */
+    parseErrors: string[];
+    audit: AuditEntry[];
+  }): Promise<void>;
+  listSteps(runId: string): Promise<StepRecord[]>;
+  listToolCalls(runId: string, step?: number): Promise<ToolCallRecord[]>;
+  /**
+   * Record decisions on pending calls, all or none: a decision on a call that is not pending throws
+   * StoreConflictError and nothing is written.
+   */
+  decideToolCalls(runId: string, decisions: CallDecision[]): Promise<void>;
+  /** approved → executing, atomically. Returns false if the call was not `approved` (so it must not run). */
+  claimToolCall(runId: string, callId: string): Promise<boolean>;
+  /** executing → done / interrupted, with the result. */
+  finishToolCall(
+    runId: string,
+    callId: string,
+    outcome: {
+      state: "done" | "interrupted";
+      outcome: string;
+      result: CallToolResult;
+      durationMs: number | null;
+    },
+  ): Promise<void>;
+  /** Close a step: append the observation messages and update the run's counters, in one transaction. */
+  finishStep(step: {
+    runId: string;
+    conversationId: string;
+    step: number;
+    messages: AgentMessage[];
+    run: RunPatch;
+  }): Promise<void>;
+
+  appendAudit(entry: AuditEntry): Promise<void>;
+  listAudit(runId?: string): Promise<AuditRecord[]>;
+
+  saveNote(note: { title: string; content: string; tags?: string[] }): Promise<NoteRecord>;
+  /** Full-text search over notes and the text of stored conversations, best matches first. */
+  searchMemory(query: string, options?: { limit?: number; kind?: "note" | "message" }): Promise<MemoryHit[]>;
+
+  close(): Promise<void>;
+}

@@ -1,0 +1,38 @@
+import { ToolbridgeError } from "../errors.js";
+
+/** Why a filesystem request was refused or failed; stable for callers that branch on it. */
+export type FilesystemErrorCode =
+  | "invalid-path"
+  | "outside-roots"
+  | "not-found"
+  | "already-exists"
+  | "not-a-file"
+  | "not-a-directory"
+  | "symlink-loop"
+  | "name-too-long"
+  | "binary-file"
+  | "too-large"
+  | "changed-during-call"
+  | "hard-linked"
+  | "edit-mismatch"
+  | "permission-denied"
+  | "io-error";
+
+/**
+ * A refused or failed filesystem request. Messages name only what the model asked for and paths inside the allowed
+ * roots, never anything found outside them.
+ */
+export class FilesystemError extends ToolbridgeError {
+  override name = "FilesystemError";
+  constructor(
+    readonly code: FilesystemErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** `createFilesystemTools` was given options it cannot work with (missing root, root that is a file, bad limit). */
+export class FilesystemConfigError extends ToolbridgeError {
+  override name = "FilesystemConfigError";
+}

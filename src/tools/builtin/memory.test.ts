@@ -1,0 +1,82 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SqliteStore } from "../../store/sqlite-store.js";
+import { resultText } from "../normalize-tool-result.js";
+import { ToolExecutor } from "../tool-executor.js";
+import { ToolRegistry } from "../tool-registry.js";
+import { createMemoryTools } from "./memory.js";
+
+let dir: string;
+let store: SqliteStore;
+let executor: ToolExecutor;
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), "tb-memory-"));
+  store = new SqliteStore(path.join(dir, "memory.db"));
+  const registry = new ToolRegistry();
+  registry.registerAll(createMemoryTools(store));
+  executor = new ToolExecutor(registry);
+});
+
+afterEach(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("memory tools", () => {
+  it("finds a saved note by a word of its content, also after reopening the database", async () => {
+    const saved = await executor.execute({
+      name: "note_save",
+      arguments: { title: "Parking", content: "The car is parked on level 3, spot B12." },
+    });
+    expect(saved.status).toBe("ok");
+    await store.close();
+    store = new SqliteStore(path.join(dir, "memory.db"));
+    const registry = new ToolRegistry();
+    registry.registerAll(createMemoryTools(store));
+    const found = await new ToolExecutor(registry).execute({
+      name: "memory_search",
+      arguments: { query: "where is the car parked?" },
+    });
+    expect(resultText(found.result)).toContain("Parking");
+    expect(resultText(found.result)).toContain("[parked]");
+  });
+
+  it("searches conversation messages and can be limited to notes", async () => {
+    await store.createRun({
+      id: "r1",
+      conversationId: "c1",
+      model: "test",
+      options: {},
+      limits: {},
+      owner: "x:1",
+      messages: [{ role: "user", content: "My sister's birthday is on the fourth of May" }],
+    });
+    await store.saveNote({ title: "groceries", content: "milk, eggs" });
+    const all = await executor.execute({ name: "memory_search", arguments: { query: "birthday" } });
+    expect(resultText(all.result)).toContain("conversation c1");
+    const notesOnly = await executor.execute({
+      name: "memory_search",
+      arguments: { query: "birthday", source: "notes" },
+    });
+    expect(resultText(notesOnly.result)).toMatch(/No stored notes or messages match/);
+  });
+
+  it("treats FTS syntax in the query as plain words", async () => {
+    await store.saveNote({ title: "quote", content: 'He said "NEAR" AND then OR left' });
+    const result = await executor.execute({ name: "memory_search", arguments: { query: '"NEAR( AND * OR' } });
+    expect(result.status).toBe("ok");
+    expect(resultText(result.result)).toContain("quote");
+  });
+
+  it("dry run does not save", async () => {
+    const outcome = await executor.execute(
+      { name: "note_save", arguments: { title: "t", content: "secret plan" } },
+      { dryRun: true },
+    );
+    expect(outcome.status).toBe("dry-run");
+    expect(await store.searchMemory("plan")).toEqual([]);
+  });
+});

@@ -1,0 +1,127 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hasBundledModel } from "../../src/models/bundled-model.js";
+import { runCli } from "../helpers/run-cli.js";
+
+let dir: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), "tb-chat-pipe-"));
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const calc = (expression: string) => ({ calls: [{ name: "calculator", arguments: { expression } }] });
+
+describe("toolbridge chat with stdin from a pipe (scripts)", { timeout: 120_000 }, () => {
+  it("reads messages and approval answers line by line: edit, always, and a call that no longer asks", () => {
+    const turns = path.join(dir, "turns.jsonl");
+    const db = path.join(dir, "chat.db");
+    writeFileSync(
+      turns,
+      [
+        calc("1+1"),
+        { text: "First done." },
+        calc("3*3"),
+        { text: "Second done." },
+        calc("10/4"),
+        { text: "Third done." },
+      ]
+        .map((turn) => JSON.stringify(turn))
+        .join("\n"),
+    );
+    const input = ["first", "e", '{"expression": "2+2"}', "second", "a", "third", "/tools", "/exit", ""].join(
+      "\n",
+    );
+    // The model comes from the environment here, as a script would set it.
+    const result = runCli(["chat", "--db", db, "--require-approval", "calculator"], {
+      input,
+      env: { TOOLBRIDGE_MODEL: `replay:${turns}` },
+    });
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(0);
+    const out = result.stdout;
+    // Edited arguments were re-validated and run instead of the model's.
+    expect(out).toContain('Allow calculator({"expression":"1+1"})?');
+    expect(out).toMatch(/✓ calculator → 4 /);
+    expect(out).not.toMatch(/✓ calculator → 2 /);
+    // "always": the second call ran after one question, the third without any.
+    expect(out.match(/Allow calculator/g)).toHaveLength(2);
+    expect(out).toMatch(/✓ calculator → 9 /);
+    expect(out).toMatch(/✓ calculator → 2\.5 /);
+    for (const answer of ["First done.", "Second done.", "Third done."]) expect(out).toContain(answer);
+    expect(out).toMatch(/calculator \[always allowed in this chat\]/);
+
+    const sqlite = new Database(db, { readonly: true });
+    try {
+      // One conversation, continued by each message.
+      expect(
+        sqlite.prepare("SELECT COUNT(DISTINCT conversation_id) AS n, COUNT(*) AS runs FROM runs").get(),
+      ).toEqual({
+        n: 1,
+        runs: 3,
+      });
+      // Two decisions at the prompt (the edit keeps the model's original arguments); the third call needed none.
+      const approvals = sqlite
+        .prepare("SELECT decision, decided_by, original_arguments FROM approvals ORDER BY decided_at")
+        .all() as Array<{ decision: string; decided_by: string; original_arguments: string | null }>;
+      expect(approvals).toHaveLength(2);
+      expect(approvals[0]).toMatchObject({
+        decision: "approved",
+        original_arguments: '{"expression":"1+1"}',
+      });
+      expect(approvals[1]?.decided_by).toMatch(/\(chat\): always$/);
+    } finally {
+      sqlite.close();
+    }
+  });
+
+  it("--json prints every event as a JSON line on stdout, and the session's words on stderr", () => {
+    const turns = path.join(dir, "json-turns.jsonl");
+    writeFileSync(turns, [calc("6*7"), { text: "It is 42." }].map((turn) => JSON.stringify(turn)).join("\n"));
+    const result = runCli(
+      [
+        "chat",
+        "--json",
+        "--model",
+        `replay:${turns}`,
+        "--db",
+        path.join(dir, "json.db"),
+        "--require-approval",
+        "calculator",
+      ],
+      { input: "multiply\ny\n" },
+    );
+    expect(result.status).toBe(0);
+    const events = result.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; [key: string]: unknown });
+    const types = events.map((e) => e.type);
+    for (const type of ["call-finished", "approval-requested", "run-paused", "run-resumed", "tool-result"]) {
+      expect(types).toContain(type);
+    }
+    expect(types.indexOf("run-paused")).toBeLessThan(types.indexOf("tool-result"));
+    expect(events.find((e) => e.type === "tool-result")).toMatchObject({ name: "calculator", status: "ok" });
+    expect(events.at(-1)).toMatchObject({ type: "run-finished", status: "finished", answer: "It is 42." });
+    expect(result.stderr).toContain('Allow calculator({"expression":"6*7"})?');
+  });
+
+  // Once a bundled demo model ships (issue 7) there is always a model; this is about the time before that.
+  it.skipIf(hasBundledModel())("with no model configured, says how to point it at one and exits 2", () => {
+    const empty = mkdtempSync(path.join(dir, "nomodel-"));
+    const result = runCli(["chat", "--db", path.join(empty, "x.db")], {
+      cwd: empty,
+      env: { TOOLBRIDGE_MODEL: "", TOOLBRIDGE_BASE_URL: "", TOOLBRIDGE_PROVIDER: "" },
+      input: "hello\n",
+    });
+    expect(result.status).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain("toolbridge: no model configured");
+    expect(result.stderr).toContain("toolbridge chat --model ./model.gguf");
+    expect(result.stderr).toContain("toolbridge.config.json");
+  });
+});

@@ -1,0 +1,113 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+/**
+ * A program running in a real pseudo-terminal, driven the way a person would: tmux on a private socket (so no user
+ * tmux server is touched), keys sent with send-keys, the screen read back with capture-pane.
+ */
+export class TmuxSession {
+  readonly #dir: string;
+  readonly #socket: string;
+  readonly #target = "chat";
+
+  private constructor() {
+    this.#dir = mkdtempSync(path.join(tmpdir(), "tb-tmux-"));
+    this.#socket = path.join(this.#dir, "socket");
+  }
+
+  static isAvailable(): boolean {
+    return spawnSync("tmux", ["-V"], { encoding: "utf8" }).status === 0;
+  }
+
+  static start(
+    argv: readonly string[],
+    options: { cwd: string; env?: Record<string, string>; width?: number; height?: number },
+  ): TmuxSession {
+    const session = new TmuxSession();
+    const env = { ...process.env, ...options.env };
+    // The server is started by this first command and inherits `env`; `-f /dev/null` ignores any user config.
+    session.#tmux(
+      [
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        session.#target,
+        "-x",
+        String(options.width ?? 200),
+        "-y",
+        String(options.height ?? 50),
+        "-c",
+        options.cwd,
+        ...argv,
+      ],
+      env,
+    );
+    // Keep the pane after the program exits, to read its exit status.
+    session.#tmux(["set-option", "-t", session.#target, "remain-on-exit", "on"]);
+    return session;
+  }
+
+  #tmux(args: readonly string[], env: NodeJS.ProcessEnv = process.env): string {
+    const result = spawnSync("tmux", ["-S", this.#socket, ...args], { encoding: "utf8", env });
+    if (result.status !== 0) throw new Error(`tmux ${args[0]} failed: ${result.stderr}`);
+    return result.stdout;
+  }
+
+  /** The screen and its scrollback, as plain text. */
+  screen(): string {
+    return this.#tmux(["capture-pane", "-p", "-J", "-S", "-200", "-t", this.#target]);
+  }
+
+  /** Type text literally (no key names), without pressing Enter. */
+  type(text: string): void {
+    this.#tmux(["send-keys", "-t", this.#target, "-l", text]);
+  }
+
+  press(...keys: string[]): void {
+    this.#tmux(["send-keys", "-t", this.#target, ...keys]);
+  }
+
+  /** Poll the screen until `pattern` shows up; fail with the screen when it does not in time. */
+  async waitFor(pattern: RegExp, timeoutMs = 30_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const screen = this.screen();
+      if (pattern.test(screen)) return screen;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern} on screen:\n${screen}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /** The program's exit status once it has exited, else undefined. */
+  exitStatus(): number | undefined {
+    const [dead, status] = this.#tmux([
+      "display-message",
+      "-p",
+      "-t",
+      this.#target,
+      "#{pane_dead} #{pane_dead_status}",
+    ])
+      .trim()
+      .split(" ");
+    return dead === "1" ? Number(status) : undefined;
+  }
+
+  async waitForExit(timeoutMs = 15_000): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const status = this.exitStatus();
+      if (status !== undefined) return status;
+      if (Date.now() > deadline) throw new Error(`the program did not exit; screen:\n${this.screen()}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  close(): void {
+    spawnSync("tmux", ["-S", this.#socket, "kill-server"]);
+    rmSync(this.#dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,54 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { defaultModelSettings } from "../../src/cli/default-model.js";
+import { bundledModelPath } from "../../src/models/bundled-model.js";
+import { runCli } from "../helpers/run-cli.js";
+
+const MODEL = bundledModelPath();
+const dir = mkdtempSync(path.join(os.tmpdir(), "toolbridge-bundled-e2e-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** `toolbridge run <prompt>` with the bundled model: the default when the CLI has one, else named explicitly. */
+function ask(prompt: string) {
+  const model = defaultModelSettings() ? [] : ["--model", MODEL, "--protocol", "hermes"];
+  const r = runCli(["run", prompt, ...model, "--db", path.join(dir, "e2e.db")], { timeoutMs: 120_000 });
+  const call = /→ \S+ (\S+) (\{.*\})$/m.exec(r.stderr);
+  const result = /← \S+ (\S+) \[(\w[\w-]*)\] (.*)$/m.exec(r.stderr);
+  return {
+    ...r,
+    call: call ? { name: call[1], arguments: JSON.parse(call[2] as string) as unknown } : undefined,
+    result: result ? { name: result[1], status: result[2], text: result[3] as string } : undefined,
+    answer: r.stdout.trim(),
+  };
+}
+
+describe.skipIf(!existsSync(MODEL))("the bundled demo model through the CLI", () => {
+  it("answers a percentage question with a calculator call and quotes its result", () => {
+    const r = ask("what is 15% of 47.50?");
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.call).toEqual({ name: "calculator", arguments: { expression: "15% of 47.50" } });
+    expect(r.result).toEqual({ name: "calculator", status: "ok", text: "7.125" });
+    expect(r.answer).toContain("7.125");
+  }, 150_000);
+
+  it("rolls dice with roll_dice and reports the total it got", () => {
+    const r = ask("roll 2d6+3");
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.call).toEqual({ name: "roll_dice", arguments: { notation: "2d6+3" } });
+    expect(r.result?.status).toBe("ok");
+    const total = /(-?\d+)$/.exec(r.result?.text ?? "")?.[1];
+    expect(Number(total)).toBeGreaterThanOrEqual(5);
+    expect(Number(total)).toBeLessThanOrEqual(15);
+    expect(r.answer).toContain(total);
+  }, 150_000);
+
+  it("answers a time-zone question with get_time for the right zone and quotes the time", () => {
+    const r = ask("what time is it in Tokyo?");
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.call).toEqual({ name: "get_time", arguments: { timezone: "Asia/Tokyo", format: "full" } });
+    expect(r.result?.status).toBe("ok");
+    expect(r.answer).toContain(r.result?.text);
+  }, 150_000);
+});

@@ -1,0 +1,41 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("../", import.meta.url));
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(full));
+    else if (entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * CLI tests run the built bin (`node dist/cli/main.js`), exactly what users run. `npm test` builds first; this makes
+ * a bare `npx vitest run test/…` work too by rebuilding when any source is newer than the build.
+ */
+export default function setup(): void {
+  const main = path.join(root, "dist/cli/main.js");
+  if (existsSync(main) && statSync(main).mtimeMs >= newestMtime(path.join(root, "src"))) return;
+  try {
+    execFileSync(
+      process.execPath,
+      [path.join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"],
+      {
+        cwd: root,
+        stdio: ["ignore", "ignore", "inherit"],
+      },
+    );
+  } catch {
+    // tsc still emits JavaScript when it finds type errors; those are reported by `npm run typecheck` (part of
+    // `npm test`), so a type error in one file must not stop every other test from running.
+    process.stderr.write(
+      "global-setup: the build reported type errors (see `npm run typecheck`); continuing.\n",
+    );
+  }
+}

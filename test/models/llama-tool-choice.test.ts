@@ -1,0 +1,71 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createAgent } from "../../src/agent/create-agent.js";
+import type { AgentEvent } from "../../src/agent/events.js";
+import { writeTestModel } from "../../src/models/gguf/make-test-model.js";
+import { createLlamaModel } from "../../src/models/llama/index.js";
+import { createBuiltinTools } from "../../src/tools/builtin/index.js";
+import { ToolRegistry } from "../../src/tools/tool-registry.js";
+import { validateToolInput } from "../../src/tools/validate-tool-input.js";
+
+// Real node-llama-cpp on a tiny random-weights GGUF: what is tested is that a forced call is always schema-valid.
+const dir = mkdtempSync(path.join(tmpdir(), "toolbridge-llama-choice-"));
+const modelPath = path.join(dir, "tiny.gguf");
+writeTestModel(modelPath, { seed: 7 });
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const definitions = createBuiltinTools().filter((d) =>
+  ["calculator", "get_time", "roll_dice"].includes(d.tool.name),
+);
+const registry = new ToolRegistry();
+registry.registerAll(definitions);
+const RUNS = 50;
+
+async function forcedCall(mode: "native" | "text", seed: number) {
+  const model = createLlamaModel({
+    modelPath,
+    mode,
+    seed,
+    threads: 1,
+    maxTokens: 256,
+    gpu: false,
+    temperature: 0.9,
+  });
+  const agent = createAgent({ model, tools: registry, toolChoice: "required", limits: { maxSteps: 1 } });
+  const handle = agent.run("What time is it? Roll 2d6 and compute 3*7.");
+  const calls: AgentEvent[] = [];
+  for await (const event of handle) {
+    if (event.type === "call-finished" || event.type === "call-invalid") calls.push(event);
+  }
+  await handle.result;
+  await agent.close();
+  return calls;
+}
+
+describe.each(["native", "text"] as const)("toolChoice required, %s mode, tiny GGUF", (mode) => {
+  it(`makes a schema-valid call in ${RUNS} of ${RUNS} runs with different seeds`, async () => {
+    const invalid: string[] = [];
+    const names = new Set<string>();
+    for (let seed = 1; seed <= RUNS; seed++) {
+      const calls = await forcedCall(mode, seed);
+      const first = calls[0];
+      if (first?.type !== "call-finished") {
+        invalid.push(`seed ${seed}: ${first ? JSON.stringify(first) : "no call"}`);
+        continue;
+      }
+      const tool = definitions.find((d) => d.tool.name === first.name);
+      const check = tool
+        ? validateToolInput(tool.tool, first.arguments)
+        : { ok: false as const, issues: ["unknown tool"] };
+      if (!check.ok)
+        invalid.push(
+          `seed ${seed}: ${first.name} ${JSON.stringify(first.arguments)} ${check.issues.join("; ")}`,
+        );
+      names.add(first.name);
+    }
+    expect(invalid).toEqual([]);
+    expect(names.size).toBeGreaterThan(0);
+  }, 600_000);
+});

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { buildDataset } from "../../scripts/train/build-dataset.js";
+import { renderPrompt } from "../../scripts/train/render-conversation.js";
+
+describe("training data generator", () => {
+  it("gives the same conversations and held-out split for the same seed, different ones for another", async () => {
+    const a = await buildDataset({ seed: 11, train: 40, heldOut: 50 });
+    const b = await buildDataset({ seed: 11, train: 40, heldOut: 50 });
+    const c = await buildDataset({ seed: 12, train: 40, heldOut: 50 });
+    expect(a.train.map((x) => x.text)).toEqual(b.train.map((x) => x.text));
+    expect(a.heldOut).toEqual(b.heldOut);
+    expect(c.train.map((x) => x.text)).not.toEqual(a.train.map((x) => x.text));
+  }, 120_000);
+
+  it("keeps held-out requests and calls out of training, and renders turns exactly as the runtime prompts them", async () => {
+    const d = await buildDataset({ seed: 3, train: 400, heldOut: 200 });
+    expect(d.heldOut.length).toBeGreaterThanOrEqual(200);
+    const trainTexts = new Set(d.train.map((x) => x.request.toLowerCase()));
+    const trainCalls = new Set(
+      d.train
+        .flatMap((x) => x.messages.flatMap((m) => (m.role === "assistant" ? (m.toolCalls ?? []) : [])))
+        .map((c) => JSON.stringify({ name: c.name, arguments: c.arguments })),
+    );
+    for (const h of d.heldOut) {
+      expect(trainTexts.has(h.request.toLowerCase())).toBe(false);
+      if (h.expected) expect(trainCalls.has(JSON.stringify(h.expected))).toBe(false);
+    }
+    expect(new Set(d.heldOut.map((h) => h.kind))).toEqual(
+      new Set(["calculator", "roll_dice", "get_time", "note_save", "memory_search", "chat"]),
+    );
+    for (const conv of d.train.slice(0, 50)) {
+      // Each target starts right where the runtime's prompt for that turn ends.
+      const assistantIndexes = conv.messages.flatMap((m, i) => (m.role === "assistant" ? [i] : []));
+      conv.targets.forEach((t, k) => {
+        const prompt = renderPrompt(conv.messages.slice(0, assistantIndexes[k]), d.tools);
+        expect(conv.text.slice(0, t.start)).toBe(prompt);
+        expect(conv.text.slice(t.end - "<|im_end|>".length, t.end)).toBe("<|im_end|>");
+      });
+    }
+    // Tool results are the real tools' output, quoted by the final answer.
+    const calc = d.train.find((x) => x.kind === "calculator");
+    const tool = calc?.messages.find((m) => m.role === "tool");
+    const answer = calc?.messages.at(-1);
+    expect(
+      tool &&
+        tool.role === "tool" &&
+        answer?.role === "assistant" &&
+        answer.content.includes((tool.result.content[0] as { text: string }).text),
+    ).toBe(true);
+  }, 120_000);
+});
