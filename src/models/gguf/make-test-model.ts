@@ -76,7 +76,7 @@ export function makeTestModel(options: TestModelOptions = {}): Buffer {
     buildLlamaGguf({
       name: `toolbridge-test-model-seed-${options.seed ?? 1}`,
       hyper: {
-        contextLength: options.contextLength ?? 4096,
+        contextLength: options.contextLength ?? 16_384,
         embeddingLength: embd,
         blockCount: blocks,
         feedForwardLength: ff,

@@ -113,7 +113,11 @@ async function load(
   const tokenBias =
     parameters !== undefined && parameters < TINY_MODEL_PARAMETERS ? await banHighBytes(model) : undefined;
   const threads = chooseThreads(parameters, options.threads);
-  const contextSize = Math.min(options.contextSize ?? 4096, model.trainContextSize || 4096);
+  const trained = model.trainContextSize || 4096;
+  // A tiny model's KV cache costs next to nothing, while its byte-level vocabulary makes a tool catalogue thousands of
+  // tokens long; larger models default to 4,096 (override with contextSize) to keep memory predictable.
+  const isTiny = parameters !== undefined && parameters < TINY_MODEL_PARAMETERS;
+  const contextSize = Math.min(options.contextSize ?? (isTiny ? 32_768 : 4096), trained);
   const perContext = Math.max(1, options.sequences ?? 2);
   const contexts: LlamaContext[] = [];
   const free: LlamaContextSequence[] = [];

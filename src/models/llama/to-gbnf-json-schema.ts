@@ -13,6 +13,23 @@ type JsonObject = Record<string, unknown>;
 const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
 const SCALARS = new Set(["string", "number", "integer", "boolean", "null"]);
 const FORMATS = new Set(["date-time", "time", "date"]);
+const MAX_ENUMERATED_INTEGERS = 256;
+
+/** The inclusive [min, max] an integer schema allows, when both ends are bounded. */
+function integerRange(node: JsonObject): [number, number] | undefined {
+  const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
+  const lows = [
+    num(node.minimum),
+    num(node.exclusiveMinimum) !== undefined ? num(node.exclusiveMinimum)! + 1 : undefined,
+  ];
+  const highs = [
+    num(node.maximum),
+    num(node.exclusiveMaximum) !== undefined ? num(node.exclusiveMaximum)! - 1 : undefined,
+  ];
+  const low = Math.max(...lows.filter((v): v is number => v !== undefined).map(Math.ceil));
+  const high = Math.min(...highs.filter((v): v is number => v !== undefined).map(Math.floor));
+  return Number.isFinite(low) && Number.isFinite(high) && low <= high ? [low, high] : undefined;
+}
 
 /**
  * A tool's JSON Schema in the subset node-llama-cpp turns into a grammar. What the grammar cannot express (patterns,
@@ -69,8 +86,18 @@ export function toGbnfJsonSchema(schema: unknown, options: GbnfSchemaOptions = {
         const max = bounds.length ? { maxLength: Math.min(...bounds) } : {};
         return { type: "string", ...min, ...max, ...description };
       }
+      case "integer": {
+        const range = integerRange(node);
+        // The grammar has no numeric bounds; a small range becomes the list of its values so calls stay in range.
+        if (range && range[1] - range[0] < MAX_ENUMERATED_INTEGERS) {
+          return {
+            enum: Array.from({ length: range[1] - range[0] + 1 }, (_, i) => range[0] + i),
+            ...description,
+          };
+        }
+        return { type, ...description };
+      }
       case "number":
-      case "integer":
       case "boolean":
       case "null":
         return { type, ...description };
