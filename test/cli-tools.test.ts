@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { CallToolResultSchema, ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -113,5 +113,34 @@ describe("toolbridge tools", { timeout: 180_000 }, () => {
     expect(names).not.toContain("convert_time");
     const denied = runCli(["tools", "call", "roll_dice", "--args", '{"notation":"1d6"}'], { cwd });
     expect(denied.status).toBe(2);
+  });
+
+  it("offers the memory tools: a note saved with note_save is found by memory_search; listing opens no database", () => {
+    const cwd = workspace();
+    const db = path.join(cwd, "memory.db");
+    const listed = runCli(["tools", "list", "--json", "--db", db], { cwd });
+    expect((JSON.parse(listed.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining(["memory_search", "note_save"]),
+    );
+    expect(existsSync(db)).toBe(false);
+
+    const saved = runCli(
+      [
+        "tools",
+        "call",
+        "note_save",
+        "--db",
+        db,
+        "--args",
+        '{"title":"parking","content":"The car is on level 3, spot 42."}',
+      ],
+      { cwd },
+    );
+    expect(saved.status).toBe(0);
+    const found = runCli(["tools", "call", "memory_search", "--db", db, "--args", '{"query":"car level"}'], {
+      cwd,
+    });
+    expect(found.status).toBe(0);
+    expect(found.stdout).toContain("spot 42");
   });
 });

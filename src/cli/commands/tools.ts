@@ -1,21 +1,52 @@
 import type { Command } from "commander";
 import pc from "picocolors";
+import type { SqliteStore } from "../../store/sqlite-store.js";
+import { createMemoryTools } from "../../tools/builtin/memory.js";
 import { resultText } from "../../tools/normalize-tool-result.js";
 import { CliError, parseJsonOption, runCommand } from "../cli-error.js";
-import { createRuntime } from "../runtime.js";
+import { createRuntime, type Runtime } from "../runtime.js";
+import { openStore } from "./run.js";
 
 interface ListOptions {
   json?: boolean;
+  db?: string;
   config?: string;
   category?: string;
 }
 
 interface CallOptions {
   args?: string;
+  db?: string;
   json?: boolean;
   config?: string;
   user?: string;
   dryRun?: boolean;
+}
+
+/**
+ * The runtime plus the memory tools `run` and `chat` offer. Their store opens on first use, so listing tools never
+ * creates a database.
+ */
+async function createToolsRuntime(options: { config?: string; db?: string }): Promise<Runtime> {
+  const runtime = await createRuntime(options.config ? { configPath: options.config } : {});
+  let store: SqliteStore | undefined;
+  const open = () => {
+    store ??= openStore(options.db);
+    return store;
+  };
+  runtime.registry.registerAll(
+    createMemoryTools({
+      searchMemory: (query, searchOptions) => open().searchMemory(query, searchOptions),
+      saveNote: (note) => open().saveNote(note),
+    }),
+  );
+  return {
+    ...runtime,
+    async close() {
+      await runtime.close();
+      await store?.close();
+    },
+  };
 }
 
 function firstLine(text: string | undefined): string {
@@ -31,9 +62,10 @@ export function registerToolsCommand(program: Command): void {
     .option("--json", 'print the MCP objects: {"tools": [...]}')
     .option("--category <name>", "only tools of this category")
     .option("-c, --config <file>", "config file (default: ./toolbridge.config.json when present)")
+    .option("--db <file>", "database for the memory tools (default: the user data folder)")
     .action((options: ListOptions) =>
       runCommand(async () => {
-        const runtime = await createRuntime(options.config ? { configPath: options.config } : {});
+        const runtime = await createToolsRuntime(options);
         try {
           const definitions = runtime.registry
             .definitions()
@@ -71,13 +103,14 @@ export function registerToolsCommand(program: Command): void {
     .option("--user <id>", "user id for cooldowns and rate limits")
     .option("--dry-run", "describe what a tool with side effects would do instead of running it")
     .option("-c, --config <file>", "config file (default: ./toolbridge.config.json when present)")
+    .option("--db <file>", "database for the memory tools (default: the user data folder)")
     .action((name: string, options: CallOptions) =>
       runCommand(async () => {
         const args = parseJsonOption(options.args ?? "{}", "--args");
         if (args === null || typeof args !== "object" || Array.isArray(args)) {
           throw new CliError('--args must be a JSON object, e.g. --args \'{"expression": "2+2"}\'');
         }
-        const runtime = await createRuntime(options.config ? { configPath: options.config } : {});
+        const runtime = await createToolsRuntime(options);
         try {
           const outcome = await runtime.executor.execute(
             { name, arguments: args },
