@@ -16,8 +16,16 @@ export {
 } from "./config/load-config.js";
 // MCP both ways, and the HTTP server.
 export * from "./mcp/index.js";
+export {
+  BUNDLED_MODEL_METADATA,
+  bundledModelPath,
+  hasBundledModel,
+  type ModelHints,
+  readModelHints,
+} from "./models/bundled-model.js";
 // Models: node-llama-cpp, OpenAI-compatible chat, text completions, Anthropic; GGUF writing.
 export * from "./models/index.js";
+export { renderCompactCatalogue, withCompactCatalogue } from "./protocols/compact-catalogue.js";
 // Text tool-call protocols and converters.
 export * from "./protocols/index.js";
 export * from "./server/index.js";

@@ -1,5 +1,5 @@
 /**
- * `npm run eval-model [-- --model file.gguf] [--limit N] [--verbose]`: the held-out split through the real
+ * `npm run eval-model [-- --model file.gguf] [--held-out file.jsonl | --seed 7 --count 260] [--limit N] [--every K] [--verbose]`: the held-out split through the real
  * `toolbridge run` path — the run command's own settings resolution (`cliAgentSettings`: with no model flag that is
  * the bundled default), `createCliAgent` (runtime tools, memory store, the llama backend in text-protocol mode with
  * the model's protocol hints and the call-body grammar) and the agent loop — one run per request, in-process so the
@@ -14,7 +14,7 @@ import { cliAgentSettings, createCliAgent } from "../../src/cli/commands/run.js"
 import { bundledModelPath } from "../../src/models/bundled-model.js";
 import { resultToText } from "../../src/protocols/core/render-helpers.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
-import type { HeldOutRequest } from "./build-dataset.js";
+import { buildDataset, type HeldOutRequest } from "./build-dataset.js";
 
 export interface RequestOutcome {
   request: HeldOutRequest;
@@ -86,16 +86,22 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       model: { type: "string" },
-      "held-out": { type: "string", default: ".train/data/heldout.jsonl" },
+      "held-out": { type: "string" },
+      seed: { type: "string", default: "7" },
+      count: { type: "string", default: "260" },
       limit: { type: "string" },
       every: { type: "string", default: "1" },
       verbose: { type: "boolean", default: false },
     },
   });
-  let requests = readFileSync(values["held-out"], "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as HeldOutRequest);
+  // The held-out split is drawn before any training conversation, so the seed alone reproduces it: a fresh clone
+  // needs no .train/ folder to evaluate.
+  let requests = values["held-out"]
+    ? readFileSync(values["held-out"], "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as HeldOutRequest)
+    : (await buildDataset({ seed: Number(values.seed), train: 0, heldOut: Number(values.count) })).heldOut;
   const every = Number(values.every);
   requests = requests.filter((_, i) => i % every === 0);
   if (values.limit) requests = requests.slice(0, Number(values.limit));

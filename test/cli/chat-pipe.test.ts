@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasBundledModel } from "../../src/models/bundled-model.js";
 import { runCli } from "../helpers/run-cli.js";
 
 let dir: string;
@@ -110,18 +109,17 @@ describe("toolbridge chat with stdin from a pipe (scripts)", { timeout: 120_000 
     expect(result.stderr).toContain('Allow calculator({"expression":"6*7"})?');
   });
 
-  // Once a bundled demo model ships (issue 7) there is always a model; this is about the time before that.
-  it.skipIf(hasBundledModel())("with no model configured, says how to point it at one and exits 2", () => {
+  it("with no model configured, runs the bundled demo model and says once what it is", () => {
     const empty = mkdtempSync(path.join(dir, "nomodel-"));
     const result = runCli(["chat", "--db", path.join(empty, "x.db")], {
       cwd: empty,
       env: { TOOLBRIDGE_MODEL: "", TOOLBRIDGE_BASE_URL: "", TOOLBRIDGE_PROVIDER: "" },
-      input: "hello\n",
+      input: "what is 15% of 47.50?\n",
     });
-    expect(result.status).toBe(2);
-    expect(result.stdout).toBe("");
-    expect(result.stderr).toContain("toolbridge: no model configured");
-    expect(result.stderr).toContain("toolbridge chat --model ./model.gguf");
-    expect(result.stderr).toContain("toolbridge.config.json");
+    expect(result.status).toBe(0);
+    expect(result.stderr.match(/bundled demo model/g)).toHaveLength(1);
+    expect(result.stderr).toContain("--model <file.gguf>");
+    expect(result.stdout).toContain("calculator");
+    expect(result.stdout).toContain("7.125");
   });
 });

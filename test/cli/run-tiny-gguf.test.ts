@@ -32,10 +32,10 @@ describe("toolbridge run --model <tiny.gguf> --tool-choice required", { timeout:
       if (offered.size === 0) {
         const list = runCli(["tools", "list", "--json"], { cwd: dir });
         for (const tool of (JSON.parse(list.stdout) as { tools: Tool[] }).tools) offered.set(tool.name, tool);
-      // `run` also offers the memory tools, which need its store.
-      const store = new SqliteStore(path.join(dir, "schemas.db"));
-      for (const definition of createMemoryTools(store)) offered.set(definition.tool.name, definition.tool);
-      store.close();
+        // `run` also offers the memory tools, which need its store.
+        const store = new SqliteStore(path.join(dir, "schemas.db"));
+        for (const definition of createMemoryTools(store)) offered.set(definition.tool.name, definition.tool);
+        store.close();
       }
       const problems: string[] = [];
       for (const seed of [1, 2, 3, 4, 5]) {

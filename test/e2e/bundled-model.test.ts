@@ -1,19 +1,19 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { defaultModelSettings } from "../../src/cli/default-model.js";
-import { bundledModelPath } from "../../src/models/bundled-model.js";
 import { runCli } from "../helpers/run-cli.js";
 
-const MODEL = bundledModelPath();
 const dir = mkdtempSync(path.join(os.tmpdir(), "toolbridge-bundled-e2e-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** `toolbridge run <prompt>` with the bundled model: the default when the CLI has one, else named explicitly. */
+/** `toolbridge run <prompt>` with nothing configured: the bundled model is the default. */
 function ask(prompt: string) {
-  const model = defaultModelSettings() ? [] : ["--model", MODEL, "--protocol", "hermes"];
-  const r = runCli(["run", prompt, ...model, "--db", path.join(dir, "e2e.db")], { timeoutMs: 120_000 });
+  const r = runCli(["run", prompt, "--db", path.join(dir, "e2e.db")], {
+    cwd: dir,
+    env: { TOOLBRIDGE_MODEL: "", TOOLBRIDGE_BASE_URL: "", TOOLBRIDGE_PROVIDER: "" },
+    timeoutMs: 120_000,
+  });
   const call = /→ \S+ (\S+) (\{.*\})$/m.exec(r.stderr);
   const result = /← \S+ (\S+) \[(\w[\w-]*)\] (.*)$/m.exec(r.stderr);
   return {
@@ -24,7 +24,7 @@ function ask(prompt: string) {
   };
 }
 
-describe.skipIf(!existsSync(MODEL))("the bundled demo model through the CLI", () => {
+describe("the bundled demo model through the CLI", () => {
   it("answers a percentage question with a calculator call and quotes its result", () => {
     const r = ask("what is 15% of 47.50?");
     expect(r.status, r.stderr).toBe(0);
