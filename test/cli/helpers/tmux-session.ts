@@ -7,6 +7,9 @@ import path from "node:path";
  * A program running in a real pseudo-terminal, driven the way a person would: tmux on a private socket (so no user
  * tmux server is touched), keys sent with send-keys, the screen read back with capture-pane.
  */
+/** Printed by the wrapping shell after the program ends: `[toolbridge-test exit <code>]`. */
+const EXIT_MARKER = "[toolbridge-test exit ";
+
 export class TmuxSession {
   readonly #dir: string;
   readonly #socket: string;
@@ -42,12 +45,16 @@ export class TmuxSession {
         String(options.height ?? 50),
         "-c",
         options.cwd,
+        // A shell runs the program and prints how it ended: tmux's own pane_dead_status is not always recorded
+        // (the pane can close before the program is reaped), so the exit code is read from the screen instead.
+        "sh",
+        "-c",
+        `"$@"; printf '\\n${EXIT_MARKER}%s]\\n' "$?"; exec sleep 600`,
+        "sh",
         ...argv,
       ],
       env,
     );
-    // Keep the pane after the program exits, to read its exit status.
-    session.#tmux(["set-option", "-t", session.#target, "remain-on-exit", "on"]);
     return session;
   }
 
@@ -83,17 +90,10 @@ export class TmuxSession {
   }
 
   /** The program's exit status once it has exited, else undefined. */
+  /** The program's exit code once it has ended, from the marker the wrapping shell prints. */
   exitStatus(): number | undefined {
-    const [dead, status] = this.#tmux([
-      "display-message",
-      "-p",
-      "-t",
-      this.#target,
-      "#{pane_dead} #{pane_dead_status}",
-    ])
-      .trim()
-      .split(" ");
-    return dead === "1" ? Number(status) : undefined;
+    const match = new RegExp(`${EXIT_MARKER.replace(/[[\]]/g, "\\$&")}(\\d+)\\]`).exec(this.screen());
+    return match ? Number(match[1]) : undefined;
   }
 
   async waitForExit(timeoutMs = 15_000): Promise<number> {
