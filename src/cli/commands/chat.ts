@@ -8,6 +8,7 @@ import { LineReader } from "../chat/line-reader.js";
 import { CliError, runCommand } from "../cli-error.js";
 import { createLoadProgress } from "../load-progress.js";
 import { type ModelSettings, modelLabel } from "../model-options.js";
+import { openStore } from "../open-store.js";
 import {
   type AgentCommandOptions,
   addAgentOptions,
@@ -16,7 +17,6 @@ import {
   cliAgentSettings,
   cliRunLimits,
   createCliAgent,
-  openStore,
 } from "./run.js";
 
 interface ChatCommandOptions extends AgentCommandOptions {

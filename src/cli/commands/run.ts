@@ -11,8 +11,7 @@ import type { ToolChoice } from "../../agent/model.js";
 import { ReplayError } from "../../agent/replay-model.js";
 import type { RunView } from "../../agent/run-view.js";
 import { loadConfig } from "../../config/load-config.js";
-import { defaultDbPath } from "../../store/default-db-path.js";
-import { SqliteStore, StoreOpenError } from "../../store/sqlite-store.js";
+import type { SqliteStore } from "../../store/sqlite-store.js";
 import { createMemoryTools } from "../../tools/builtin/memory.js";
 import { resultText } from "../../tools/normalize-tool-result.js";
 import type { AnyToolDefinition } from "../../tools/tool-definition.js";
@@ -27,6 +26,7 @@ import {
   modelLabel,
   requireModelSettings,
 } from "../model-options.js";
+import { openStore } from "../open-store.js";
 import { createRuntime, type Runtime } from "../runtime.js";
 
 /**
@@ -106,19 +106,6 @@ export async function loadToolsModule(file: string): Promise<AnyToolDefinition[]
     );
   }
   return tools as AnyToolDefinition[];
-}
-
-export function resolveDbPath(db: string | undefined): string {
-  return db ? path.resolve(db) : defaultDbPath();
-}
-
-export function openStore(db: string | undefined): SqliteStore {
-  try {
-    return new SqliteStore(resolveDbPath(db));
-  } catch (error) {
-    if (error instanceof StoreOpenError) throw new CliError(error.message, 2);
-    throw error;
-  }
 }
 
 /** Build the agent the CLI uses, from settings (fresh from flags, or read back from a stored run). */

@@ -3,12 +3,12 @@ import type { Command } from "commander";
 import { buildRunView } from "../../agent/run-view.js";
 import type { RunRecord, RunStatus } from "../../store/store.js";
 import { CliError, parseJsonOption, runCommand } from "../cli-error.js";
+import { openStore } from "../open-store.js";
 import {
   asCliError,
   type CliAgent,
   createCliAgent,
   describeEvent,
-  openStore,
   printRunView,
   storedSettings,
 } from "./run.js";

@@ -4,8 +4,8 @@ import type { SqliteStore } from "../../store/sqlite-store.js";
 import { createMemoryTools } from "../../tools/builtin/memory.js";
 import { resultText } from "../../tools/normalize-tool-result.js";
 import { CliError, parseJsonOption, runCommand } from "../cli-error.js";
+import { openStore } from "../open-store.js";
 import { createRuntime, type Runtime } from "../runtime.js";
-import { openStore } from "./run.js";
 
 interface ListOptions {
   json?: boolean;
