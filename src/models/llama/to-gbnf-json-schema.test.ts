@@ -15,6 +15,9 @@ describe("toGbnfJsonSchema", () => {
     expect(propertyGrammar({ type: "integer", exclusiveMinimum: 0, exclusiveMaximum: 3 })).toEqual({
       enum: [1, 2],
     });
+    expect(propertyGrammar({ type: "integer", exclusiveMinimum: 0.5, maximum: 2.5 })).toEqual({
+      enum: [1, 2],
+    });
   });
 
   it("leaves unbounded or wide integer ranges to the validator", () => {

@@ -18,17 +18,16 @@ const MAX_ENUMERATED_INTEGERS = 256;
 /** The inclusive [min, max] an integer schema allows, when both ends are bounded. */
 function integerRange(node: JsonObject): [number, number] | undefined {
   const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
-  const lows = [
-    num(node.minimum),
-    num(node.exclusiveMinimum) !== undefined ? num(node.exclusiveMinimum)! + 1 : undefined,
-  ];
-  const highs = [
-    num(node.maximum),
-    num(node.exclusiveMaximum) !== undefined ? num(node.exclusiveMaximum)! - 1 : undefined,
-  ];
-  const low = Math.max(...lows.filter((v): v is number => v !== undefined).map(Math.ceil));
-  const high = Math.min(...highs.filter((v): v is number => v !== undefined).map(Math.floor));
-  return Number.isFinite(low) && Number.isFinite(high) && low <= high ? [low, high] : undefined;
+  const lows: number[] = [];
+  const highs: number[] = [];
+  if (num(node.minimum) !== undefined) lows.push(Math.ceil(node.minimum as number));
+  if (num(node.exclusiveMinimum) !== undefined) lows.push(Math.floor(node.exclusiveMinimum as number) + 1);
+  if (num(node.maximum) !== undefined) highs.push(Math.floor(node.maximum as number));
+  if (num(node.exclusiveMaximum) !== undefined) highs.push(Math.ceil(node.exclusiveMaximum as number) - 1);
+  if (lows.length === 0 || highs.length === 0) return undefined;
+  const low = Math.max(...lows);
+  const high = Math.min(...highs);
+  return low <= high ? [low, high] : undefined;
 }
 
 /**
