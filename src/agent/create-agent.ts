@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import os from "node:os";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { SqliteStore } from "../store/sqlite-store.js";
@@ -8,8 +8,10 @@ import type {
   NewToolCall,
   RunPatch,
   RunRecord,
+  StepRecord,
   StopReason,
   Store,
+  ToolCallFinish,
   ToolCallRecord,
 } from "../store/store.js";
 import { StoreConflictError } from "../store/store.js";
@@ -30,7 +32,7 @@ import { type RunLimits, resolveLimits } from "./limits.js";
 import type { AgentMessage, AssistantMessage } from "./messages.js";
 import type { ExecuteCallOutcome, LanguageModel, ModelCallRequest, ToolChoice } from "./model.js";
 import { RunHandle } from "./run-handle.js";
-import { buildRunView, type RunView } from "./run-view.js";
+import { buildRunView, type RunView, toRunView } from "./run-view.js";
 import type { TextCallProtocol } from "./text-protocol.js";
 import { TraceWriter } from "./trace-writer.js";
 
@@ -97,12 +99,32 @@ class StopRun {
 
 type RunState = Pick<RunRecord, "stepCount" | "toolCallCount" | "consecutiveFailures" | "repairs">;
 
+/**
+ * What a run handle keeps in memory while it drives a run, so that no step reads back what the run itself wrote: the
+ * run record, the conversation's transcript, the steps recorded and every tool call of the run. It is built as a run
+ * starts, or loaded from the store once when a run resumes (the store is the source of truth across processes), and
+ * updated only after each write has committed.
+ */
+interface RunSession {
+  run: RunRecord;
+  messages: AgentMessage[];
+  steps: number[];
+  calls: ToolCallRecord[];
+}
+
+/** A call's handler has returned; its end is not committed yet. */
+interface FinishedCall {
+  call: ToolCallRecord;
+  finish: ToolCallFinish;
+}
+
 const OWNER = `${os.hostname()}:${process.pid}`;
 /** Runs being driven in this process, whatever Agent instance drives them. */
 const activeRuns = new Set<string>();
 
 function newRunId(): string {
-  return `run_${Date.now().toString(36)}${randomBytes(4).toString("hex")}`;
+  // randomUUID draws from a cached entropy pool; its first 8 characters are random hex.
+  return `run_${Date.now().toString(36)}${randomUUID().slice(0, 8)}`;
 }
 
 function ownerIsGone(owner: string | null): boolean {
@@ -133,14 +155,18 @@ const FAILED_OUTCOMES = new Set([
 
 /**
  * The agent loop: model → calls → validate → approval policy → execute → results → model, until a final answer or a
- * limit. All state lives in the store, so a paused or crashed run continues in another process.
+ * limit. All state lives in the store, so a paused or crashed run continues in another process. While a handle drives
+ * a run it keeps the run's transcript and calls in memory (loaded once on resume) and only writes: a tool step is two
+ * transactions (the model turn with its claimed calls; the last result with the step's close), a final answer one.
  *
- * Execution guarantee (at most once): a call's handler is started only after the call was switched from `approved`
- * to `executing` in a committed transaction (a conditional update, so two processes cannot both claim it). Its result
- * is committed as soon as the handler returns. A call found `executing` on resume — the process died between those
- * two commits — is never run again: it becomes `interrupted` and the model is told the call may or may not have taken
- * effect. So no call runs twice and no unapproved call runs; a call whose effect happened just before a crash is
- * reported as interrupted rather than with its result.
+ * Execution guarantee (at most once): a call's handler is started only once the call is `executing` in a committed
+ * transaction — recorded so by the transaction that records the model's turn (the insert is the claim: it fails if the
+ * call exists), or, for a call approved later, switched from `approved` by a conditional update (so two processes
+ * cannot both claim it). Its result is committed as soon as the handler returns (the step's last result in the same
+ * transaction that closes the step), before anything about it is reported. A call found `executing` on resume — the
+ * process died between those two commits — is never run again: it becomes `interrupted` and the model is told the call
+ * may or may not have taken effect. So no call runs twice and no unapproved call runs; a call whose effect happened
+ * just before a crash is reported as interrupted rather than with its result.
  */
 export class Agent {
   readonly store: Store;
@@ -151,6 +177,8 @@ export class Agent {
   readonly #trace: TraceWriter | undefined;
   readonly #visible: (name: string) => boolean;
   readonly #maxObservationChars: number;
+  #offeredFor: readonly AnyToolDefinition[] | undefined;
+  #offeredCache: Tool[] = [];
 
   constructor(options: AgentOptions) {
     this.#options = options;
@@ -176,6 +204,16 @@ export class Agent {
     return this.registry.definitions().filter((d) => this.#offered(d));
   }
 
+  /** The MCP tool objects offered to the model, recomputed only when the registry's list changes (it is cached there). */
+  #offeredTools(): Tool[] {
+    const definitions = this.registry.definitions();
+    if (this.#offeredFor !== definitions) {
+      this.#offeredFor = definitions;
+      this.#offeredCache = definitions.filter((d) => this.#offered(d)).map((d) => d.tool);
+    }
+    return this.#offeredCache;
+  }
+
   #offered(definition: AnyToolDefinition): boolean {
     if (!this.#visible(definition.tool.name)) return false;
     return !(this.#options.localOnly && definition.tool.annotations?.openWorldHint === true);
@@ -197,7 +235,7 @@ export class Agent {
       if (existing.length === 0 && this.#options.system)
         messages.push({ role: "system", content: this.#options.system });
       messages.push({ role: "user", content: prompt });
-      await this.store.createRun({
+      const run = await this.store.createRun({
         id: runId,
         conversationId,
         conversationTitle: prompt.slice(0, 80),
@@ -209,7 +247,8 @@ export class Agent {
       });
       activeRuns.add(runId);
       this.#emit(emit, runId, { type: "run-started", conversationId, model: this.model.id });
-      return this.#drive(runId, emit, false, options.signal);
+      const session: RunSession = { run, messages: [...existing, ...messages], steps: [], calls: [] };
+      return this.#drive(session, emit, undefined, options.signal);
     });
   }
 
@@ -232,9 +271,8 @@ export class Agent {
           `Run ${runId} is being driven by process ${run.owner}; wait for it to pause or finish.`,
         );
       }
-      const pending = (await this.store.listToolCalls(runId, run.stepCount)).filter(
-        (c) => c.state === "pending",
-      );
+      const calls = await this.store.listToolCalls(runId);
+      const pending = calls.filter((c) => c.step === run.stepCount && c.state === "pending");
       if (pending.length > 0) {
         throw new RunStateError(
           `Run ${runId} still waits for decisions on ${pending.map((c) => c.id).join(", ")}; approve or deny ${pending.length === 1 ? "it" : "them"} first.`,
@@ -244,8 +282,28 @@ export class Agent {
         throw new RunStateError(`Run ${runId} was taken over by another process; try again.`);
       }
       activeRuns.add(runId);
-      this.#emit(emit, runId, { type: "run-resumed", step: run.stepCount });
-      return this.#drive(runId, emit, true, options.signal);
+      try {
+        // Loaded once: from here on the run keeps its transcript and calls in memory.
+        const [messages, steps] = await Promise.all([
+          this.store.listMessages(run.conversationId),
+          this.store.listSteps(runId),
+        ]);
+        const session: RunSession = {
+          run: { ...run, status: "running", owner: OWNER },
+          messages,
+          steps: steps.map((s) => s.step),
+          calls,
+        };
+        this.#emit(emit, runId, { type: "run-resumed", step: run.stepCount });
+        return await this.#drive(
+          session,
+          emit,
+          steps.find((s) => !s.finished),
+          options.signal,
+        );
+      } finally {
+        activeRuns.delete(runId);
+      }
     });
   }
 
@@ -314,7 +372,8 @@ export class Agent {
       if ("arguments" in r && r.arguments) body.arguments = r.arguments;
       this.#emit(undefined, runId, body);
     }
-    const after = (await this.store.listToolCalls(runId)).filter((c) => c.state === "pending");
+    // The transaction checked every decided call was pending, so what is left pending is the rest.
+    const after = calls.filter((c) => c.state === "pending" && !seen.has(c.id));
     return {
       pending: after.map((c) => ({ callId: c.id, name: c.name, arguments: c.arguments })),
       ready: after.length === 0 && run.status === "paused",
@@ -346,7 +405,10 @@ export class Agent {
   }
 
   #emit(local: ((event: AgentEvent) => void) | undefined, runId: string, body: AgentEventBody): void {
-    const event = { ...body, runId, at: Date.now() } as AgentEvent;
+    // Every body is a fresh literal made for this call: stamping it is cheaper than copying it.
+    const event = body as AgentEvent;
+    event.runId = runId;
+    event.at = Date.now();
     local?.(event);
     this.#trace?.write(event);
     this.#options.onEvent?.(event);
@@ -359,13 +421,14 @@ export class Agent {
   }
 
   async #drive(
-    runId: string,
+    session: RunSession,
     local: (event: AgentEvent) => void,
-    resuming: boolean,
+    open: StepRecord | undefined,
     signal: AbortSignal | undefined,
   ): Promise<RunView> {
+    const { run } = session;
+    const runId = run.id;
     const emit = (body: AgentEventBody) => this.#emit(local, runId, body);
-    const run = (await this.store.getRun(runId)) as RunRecord;
     const limits = resolveLimits(run.limits as Partial<RunLimits>);
     const state: RunState = {
       stepCount: run.stepCount,
@@ -374,7 +437,8 @@ export class Agent {
       repairs: run.repairs,
     };
     const segmentStart = performance.now();
-    const activeMs = () => Math.round(run.activeMs + (performance.now() - segmentStart));
+    const startMs = run.activeMs;
+    const activeMs = () => Math.round(startMs + (performance.now() - segmentStart));
     const total = new AbortController();
     const totalTimer = setTimeout(
       () => total.abort(new StopRun("timeout")),
@@ -383,37 +447,51 @@ export class Agent {
     const onAbort = () => total.abort(new StopRun("aborted"));
     if (signal?.aborted) onAbort();
     else signal?.addEventListener("abort", onAbort, { once: true });
-    const usedIds = new Set((await this.store.listToolCalls(runId)).map((c) => c.id));
+    const usedIds = new Set(session.calls.map((c) => c.id));
 
-    const end = async (reason: StopReason, answer: string | null, error?: string): Promise<RunView> => {
+    const endPatch = (reason: StopReason, answer: string | null, error?: string) => {
       const status = reason === "final-answer" || reason === "length" ? "finished" : "stopped";
-      const patch: RunPatch = { status, stopReason: reason, answer, activeMs: activeMs(), owner: null };
-      if (error !== undefined) patch.error = error;
+      const patch = {
+        status,
+        stopReason: reason,
+        answer,
+        activeMs: activeMs(),
+        owner: null,
+      } satisfies RunPatch;
+      return error === undefined ? patch : { ...patch, error };
+    };
+    /** Report the end of the run once its patch has committed. */
+    const announce = (patch: ReturnType<typeof endPatch>): RunView => {
+      Object.assign(run, patch);
+      if ("error" in patch) emit({ type: "error", message: patch.error });
+      emit({
+        type: "run-finished",
+        status: patch.status,
+        stopReason: patch.stopReason,
+        answer: patch.answer,
+      });
+      return this.#view(session);
+    };
+    const end = async (reason: StopReason, answer: string | null, error?: string): Promise<RunView> => {
+      const patch = endPatch(reason, answer, error);
       await this.store.updateRun(runId, patch);
-      if (error !== undefined) emit({ type: "error", message: error });
-      emit({ type: "run-finished", status, stopReason: reason, answer });
-      return buildRunView(this.store, runId);
+      return announce(patch);
     };
 
     try {
-      if (resuming) {
-        const steps = await this.store.listSteps(runId);
-        const open = steps.find((s) => !s.finished);
-        if (open) {
-          const outcome = await this.#completeStep(
-            runId,
-            run.conversationId,
-            open.step,
-            open.parseErrors,
-            state,
-            limits,
-            total.signal,
-            emit,
-            activeMs,
-          );
-          if (outcome === "paused") return await buildRunView(this.store, runId);
-          if (outcome instanceof StopRun) return await end(outcome.reason, null, outcome.message);
-        }
+      if (open) {
+        const outcome = await this.#completeStep(
+          session,
+          open.step,
+          open.parseErrors,
+          state,
+          limits,
+          total.signal,
+          emit,
+          activeMs,
+        );
+        if (outcome === "paused") return this.#view(session);
+        if (outcome instanceof StopRun) return await end(outcome.reason, null, outcome.message);
       }
       for (;;) {
         if (total.signal.aborted) {
@@ -432,8 +510,9 @@ export class Agent {
         total.signal.addEventListener("abort", forward, { once: true });
         try {
           emit({ type: "step-started", step });
-          const messages = await this.store.listMessages(run.conversationId);
-          const tools: Tool[] = this.tools().map((d) => d.tool);
+          // A copy: the transcript grows while the model may still hold this request.
+          const messages = session.messages.slice();
+          const tools = this.#offeredTools().slice();
           let n = 0;
           const newId = (preferred?: string) => {
             let id = preferred && !usedIds.has(preferred) ? preferred : `call_${step}_${++n}`;
@@ -483,9 +562,7 @@ export class Agent {
                 toolCalls: [collected],
               };
               if (single.reasoning) message.reasoning = single.reasoning;
-              await this.store.recordTurn({
-                runId,
-                conversationId: run.conversationId,
+              const claimed = await this.#recordTurn(session, {
                 step,
                 message,
                 finishReason: "tool-calls",
@@ -495,8 +572,7 @@ export class Agent {
               });
               state.stepCount = step;
               const outcome = await this.#completeStep(
-                runId,
-                run.conversationId,
+                session,
                 step,
                 [],
                 state,
@@ -505,8 +581,9 @@ export class Agent {
                 emit,
                 activeMs,
                 single,
+                claimed,
               );
-              const result = (await this.store.listToolCalls(runId, step)).find((c) => c.id === id)?.result;
+              const result = session.calls.find((c) => c.id === id)?.result;
               if (outcome !== "continue" || !result) {
                 inTurn.stop = outcome instanceof StopRun ? outcome : new StopRun("aborted");
                 return { status: "pending" };
@@ -572,9 +649,31 @@ export class Agent {
           if (turn.reasoning) message.reasoning = turn.reasoning;
           const modelCalls = turn.calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }));
           if (modelCalls.length) message.toolCalls = modelCalls;
-          await this.store.recordTurn({
-            runId,
-            conversationId: run.conversationId,
+
+          if (turn.calls.length === 0 && turn.parseErrors.length === 0) {
+            // A final answer: the turn, the step's end and the run's end are one transaction.
+            const patch = endPatch(turn.finishReason === "length" ? "length" : "final-answer", turn.text);
+            await this.#recordTurn(session, {
+              step,
+              message,
+              finishReason: turn.finishReason,
+              calls,
+              parseErrors: turn.parseErrors,
+              audit,
+              close: { messages: [], run: { consecutiveFailures: 0, ...patch } },
+            });
+            state.stepCount = step;
+            state.consecutiveFailures = 0;
+            emit({
+              type: "step-finished",
+              step,
+              finishReason: turn.finishReason,
+              ...(turn.usage ? { usage: turn.usage } : {}),
+              toolCalls: 0,
+            });
+            return announce(patch);
+          }
+          const claimed = await this.#recordTurn(session, {
             step,
             message,
             finishReason: turn.finishReason,
@@ -584,27 +683,8 @@ export class Agent {
           });
           state.stepCount = step;
           if (pending.length) emit({ type: "approval-requested", step, calls: pending });
-
-          if (turn.calls.length === 0 && turn.parseErrors.length === 0) {
-            emit({
-              type: "step-finished",
-              step,
-              finishReason: turn.finishReason,
-              ...(turn.usage ? { usage: turn.usage } : {}),
-              toolCalls: 0,
-            });
-            await this.store.finishStep({
-              runId,
-              conversationId: run.conversationId,
-              step,
-              messages: [],
-              run: { consecutiveFailures: 0 },
-            });
-            return await end(turn.finishReason === "length" ? "length" : "final-answer", turn.text);
-          }
           const outcome = await this.#completeStep(
-            runId,
-            run.conversationId,
+            session,
             step,
             turn.parseErrors,
             state,
@@ -613,8 +693,9 @@ export class Agent {
             emit,
             activeMs,
             turn,
+            claimed,
           );
-          if (outcome === "paused") return await buildRunView(this.store, runId);
+          if (outcome === "paused") return this.#view(session);
           if (outcome instanceof StopRun) return await end(outcome.reason, null, outcome.message);
           if (stepController.signal.aborted) {
             const reason =
@@ -637,6 +718,35 @@ export class Agent {
       signal?.removeEventListener("abort", onAbort);
       activeRuns.delete(runId);
     }
+  }
+
+  #view(session: RunSession): RunView {
+    return toRunView(session.run, session.steps, session.calls);
+  }
+
+  /**
+   * Commit one model turn and mirror it in the session. Calls that can run at once are recorded as `executing`: that
+   * committed insert is their claim (see the class comment), and they are returned for the caller to run.
+   */
+  async #recordTurn(
+    session: RunSession,
+    turn: Omit<Parameters<Store["recordTurn"]>[0], "runId" | "conversationId">,
+  ): Promise<ToolCallRecord[]> {
+    for (const call of turn.calls) if (call.state === "approved") call.state = "executing";
+    const records = await this.store.recordTurn({
+      runId: session.run.id,
+      conversationId: session.run.conversationId,
+      ...turn,
+    });
+    session.run.stepCount = turn.step;
+    session.steps.push(turn.step);
+    session.calls.push(...records);
+    session.messages.push(turn.message);
+    if (turn.close) {
+      session.messages.push(...turn.close.messages);
+      Object.assign(session.run, turn.close.run);
+    }
+    return records.filter((r) => r.state === "executing");
   }
 
   /**
@@ -797,12 +907,15 @@ export class Agent {
   }
 
   /**
-   * Bring a step to its end: settle calls interrupted by a crash, run the approved ones (concurrently, each recorded
-   * as it finishes), pause if decisions are missing, else append the observations in call order and update counters.
+   * Bring a step to its end: settle calls interrupted by a crash, run the claimed ones (concurrently, each result
+   * committed as its handler returns; the last one in the transaction that closes the step), pause if decisions are
+   * missing, else append the observations in call order and update counters.
+   *
+   * `claimed`: the calls the turn just recorded as `executing`. Without it the step is being resumed: calls found
+   * `executing` were cut off by a crash and become `interrupted`; `approved` ones are claimed now.
    */
   async #completeStep(
-    runId: string,
-    conversationId: string,
+    session: RunSession,
     step: number,
     parseErrors: readonly string[],
     state: RunState,
@@ -811,45 +924,57 @@ export class Agent {
     emit: (body: AgentEventBody) => void,
     activeMs: () => number,
     turn?: CollectedTurn,
+    claimed?: ToolCallRecord[],
   ): Promise<"paused" | "continue" | StopRun> {
-    let calls = await this.store.listToolCalls(runId, step);
-    for (const call of calls.filter((c) => c.state === "executing")) {
-      const result = this.#observe(
-        errorResult(
-          `The call to ${call.name} was interrupted: the process stopped while it ran. It was not run again because it may already have taken effect; check before calling it again.`,
-        ),
-      );
-      await this.store.finishToolCall(runId, call.id, {
-        state: "interrupted",
-        outcome: "interrupted",
-        result,
-        durationMs: null,
-      });
-      emit({
-        type: "tool-result",
-        step,
-        callId: call.id,
-        name: call.name,
-        status: "interrupted",
-        result,
-        durationMs: null,
-      });
+    const { run } = session;
+    const runId = run.id;
+    let calls = session.calls.filter((c) => c.step === step);
+    let toRun = claimed;
+    if (!toRun) {
+      for (const call of calls.filter((c) => c.state === "executing")) {
+        const finish: ToolCallFinish = {
+          callId: call.id,
+          state: "interrupted",
+          outcome: "interrupted",
+          result: this.#observe(
+            errorResult(
+              `The call to ${call.name} was interrupted: the process stopped while it ran. It was not run again because it may already have taken effect; check before calling it again.`,
+            ),
+          ),
+          durationMs: null,
+        };
+        await this.store.finishToolCall(runId, call.id, finish);
+        applyFinish(call, finish);
+        this.#emitResult(step, call, finish, emit);
+      }
+      toRun = await this.#claim(session, calls);
     }
-    await Promise.all(
-      calls.filter((c) => c.state === "approved").map((c) => this.#execute(runId, step, c, signal, emit)),
-    );
-    calls = await this.store.listToolCalls(runId, step);
-    const pending = calls.filter((c) => c.state === "pending");
-    if (pending.length > 0) {
-      const list = pending.map((c) => ({ callId: c.id, name: c.name, arguments: c.arguments }));
-      await this.store.updateRun(runId, {
-        status: "paused",
-        stopReason: "awaiting-approval",
-        owner: null,
-        activeMs: activeMs(),
-      });
-      emit({ type: "run-paused", pending: list });
-      return "paused";
+    let last: FinishedCall | undefined;
+    for (;;) {
+      const pausing = calls.some((c) => c.state === "pending");
+      last = await this.#runCalls(runId, step, toRun, signal, emit, !pausing);
+      if (!pausing) break;
+      // Decisions may have been recorded while the calls ran (decide() needs no pause): ask the store, the one place
+      // that knows, before pausing. This read happens only on the way to a pause.
+      const stored = await this.store.listToolCalls(runId, step);
+      session.calls = [...session.calls.filter((c) => c.step !== step), ...stored];
+      calls = stored;
+      if (calls.some((c) => c.state === "pending")) {
+        const list = calls
+          .filter((c) => c.state === "pending")
+          .map((c) => ({ callId: c.id, name: c.name, arguments: c.arguments }));
+        const patch = {
+          status: "paused",
+          stopReason: "awaiting-approval",
+          owner: null,
+          activeMs: activeMs(),
+        } satisfies RunPatch;
+        await this.store.updateRun(runId, patch);
+        Object.assign(run, patch);
+        emit({ type: "run-paused", pending: list });
+        return "paused";
+      }
+      toRun = await this.#claim(session, calls);
     }
 
     const messages: AgentMessage[] = calls.map((c) => ({
@@ -872,18 +997,23 @@ export class Agent {
     state.toolCallCount += ran;
     state.repairs += hadInvalid ? 1 : 0;
     state.consecutiveFailures = allFailed ? state.consecutiveFailures + 1 : 0;
+    const patch: RunPatch = {
+      toolCallCount: state.toolCallCount,
+      repairs: state.repairs,
+      consecutiveFailures: state.consecutiveFailures,
+      activeMs: activeMs(),
+    };
     await this.store.finishStep({
       runId,
-      conversationId,
+      conversationId: run.conversationId,
       step,
       messages,
-      run: {
-        toolCallCount: state.toolCallCount,
-        repairs: state.repairs,
-        consecutiveFailures: state.consecutiveFailures,
-        activeMs: activeMs(),
-      },
+      run: patch,
+      ...(last ? { results: [last.finish] } : {}),
     });
+    Object.assign(run, patch);
+    session.messages.push(...messages);
+    if (last) this.#emitResult(step, last.call, last.finish, emit);
     emit({
       type: "step-finished",
       step,
@@ -898,15 +1028,82 @@ export class Agent {
     return "continue";
   }
 
-  async #execute(
+  /** approved → executing for the step's approved calls, in one committed transaction; returns those claimed. */
+  async #claim(session: RunSession, calls: readonly ToolCallRecord[]): Promise<ToolCallRecord[]> {
+    const approved = calls.filter((c) => c.state === "approved");
+    if (approved.length === 0) return [];
+    const ids = new Set(
+      await this.store.claimToolCalls(
+        session.run.id,
+        approved.map((c) => c.id),
+      ),
+    );
+    const at = new Date().toISOString();
+    const claimed = approved.filter((c) => ids.has(c.id));
+    for (const call of claimed) {
+      call.state = "executing";
+      call.startedAt = at;
+    }
+    return claimed;
+  }
+
+  /**
+   * Run claimed calls concurrently. Each result is committed as its handler returns — except, with `deferLast`, the
+   * last one to finish: it is returned uncommitted, for the transaction that closes the step (committed at once,
+   * before anything about it is reported).
+   */
+  async #runCalls(
     runId: string,
+    step: number,
+    calls: readonly ToolCallRecord[],
+    signal: AbortSignal,
+    emit: (body: AgentEventBody) => void,
+    deferLast: boolean,
+  ): Promise<FinishedCall | undefined> {
+    let outstanding = calls.length;
+    let last: FinishedCall | undefined;
+    await Promise.all(
+      calls.map(async (call) => {
+        const finish = await this.#execute(step, call, signal, emit);
+        outstanding -= 1;
+        if (deferLast && outstanding === 0) {
+          // In memory now, for the observations of the step's close; reported once that has committed.
+          applyFinish(call, finish);
+          last = { call, finish };
+          return;
+        }
+        await this.store.finishToolCall(runId, call.id, finish);
+        applyFinish(call, finish);
+        this.#emitResult(step, call, finish, emit);
+      }),
+    );
+    return last;
+  }
+
+  #emitResult(
+    step: number,
+    call: ToolCallRecord,
+    finish: ToolCallFinish,
+    emit: (body: AgentEventBody) => void,
+  ) {
+    emit({
+      type: "tool-result",
+      step,
+      callId: call.id,
+      name: call.name,
+      status: finish.outcome,
+      result: finish.result,
+      durationMs: finish.durationMs,
+    });
+  }
+
+  /** Run one claimed call's handler (the claim is committed: it may start) and return its end, not yet committed. */
+  async #execute(
     step: number,
     call: ToolCallRecord,
     signal: AbortSignal,
     emit: (body: AgentEventBody) => void,
-  ): Promise<void> {
-    // The committed claim is what makes execution at-most-once: no claim, no run.
-    if (!(await this.store.claimToolCall(runId, call.id))) return;
+  ): Promise<ToolCallFinish> {
     emit({ type: "tool-started", step, callId: call.id, name: call.name });
     const started = performance.now();
     let outcome: Pick<ToolCallOutcome, "status" | "result">;
@@ -924,24 +1121,23 @@ export class Agent {
         result: errorResult(error instanceof Error ? error.message : String(error)),
       };
     }
-    const result = this.#observe(outcome.result);
-    const durationMs = Math.round(performance.now() - started);
-    await this.store.finishToolCall(runId, call.id, {
+    return {
+      callId: call.id,
       state: "done",
       outcome: outcome.status,
-      result,
-      durationMs,
-    });
-    emit({
-      type: "tool-result",
-      step,
-      callId: call.id,
-      name: call.name,
-      status: outcome.status,
-      result,
-      durationMs,
-    });
+      result: this.#observe(outcome.result),
+      durationMs: Math.round(performance.now() - started),
+    };
   }
+}
+
+/** Mirror a call's end in the session's record (the store's copy gets the same values in the same commit). */
+function applyFinish(call: ToolCallRecord, finish: ToolCallFinish): void {
+  call.state = finish.state;
+  call.outcome = finish.outcome;
+  call.result = finish.result;
+  call.durationMs = finish.durationMs;
+  call.finishedAt = new Date().toISOString();
 }
 
 function pendingIds(calls: readonly ToolCallRecord[]): string {

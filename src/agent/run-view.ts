@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { RunStatus, StopReason, Store, ToolCallRecord } from "../store/store.js";
+import type { RunRecord, RunStatus, StopReason, Store, ToolCallRecord } from "../store/store.js";
 import { RunNotFoundError } from "./agent-errors.js";
 import type { PendingCall } from "./events.js";
 
@@ -52,12 +52,25 @@ export async function buildRunView(store: Store, runId: string): Promise<RunView
   const run = await store.getRun(runId);
   if (!run) throw new RunNotFoundError(runId);
   const [steps, calls] = await Promise.all([store.listSteps(runId), store.listToolCalls(runId)]);
+  return toRunView(
+    run,
+    steps.map((s) => s.step),
+    calls,
+  );
+}
+
+/** The view of a run from records already at hand (a driving run keeps them in memory): steps in order, calls in (step, position) order. */
+export function toRunView(
+  run: Pick<RunRecord, "id" | "status" | "stopReason" | "answer">,
+  steps: readonly number[],
+  calls: readonly ToolCallRecord[],
+): RunView {
   return {
-    runId,
+    runId: run.id,
     status: run.status,
     stopReason: run.stopReason,
     answer: run.answer,
-    steps: steps.map((step) => ({ calls: calls.filter((c) => c.step === step.step).map(toCallView) })),
+    steps: steps.map((step) => ({ calls: calls.filter((c) => c.step === step).map(toCallView) })),
     pending: calls
       .filter((c) => c.state === "pending")
       .map((c) => ({ callId: c.id, name: c.name, arguments: c.arguments })),

@@ -20,6 +20,7 @@ import {
   type StepRecord,
   type Store,
   StoreConflictError,
+  type ToolCallFinish,
   type ToolCallRecord,
 } from "./store.js";
 
@@ -148,6 +149,10 @@ export function toFtsQuery(text: string): string | undefined {
 export class SqliteStore implements Store {
   readonly db: Database.Database;
   readonly #statements = new Map<string, Database.Statement>();
+  /** `UPDATE runs` text per set of patched columns, so the statement cache is hit without rebuilding the SQL. */
+  readonly #runUpdates = new Map<string, string>();
+  /** One transaction wrapper for every write: `db.transaction()` per call costs more than the statements it runs. */
+  readonly #transaction: Database.Transaction<(body: () => unknown) => unknown>;
 
   constructor(
     readonly location: string,
@@ -174,6 +179,7 @@ export class SqliteStore implements Store {
     this.db.pragma("busy_timeout = 5000");
     this.db.pragma("foreign_keys = ON");
     this.#migrate();
+    this.#transaction = this.db.transaction((body: () => unknown) => body());
   }
 
   #migrate(): void {
@@ -209,7 +215,7 @@ export class SqliteStore implements Store {
 
   /** IMMEDIATE: take the write lock up front, so two processes never interleave read-check-write sequences. */
   #write<T>(body: () => T): T {
-    return this.db.transaction(body).immediate();
+    return this.#transaction.immediate(body) as T;
   }
 
   #insertMessage(
@@ -218,11 +224,16 @@ export class SqliteStore implements Store {
     step: number | null,
     message: AgentMessage,
     at: string,
+    resultJson?: ReadonlyMap<CallToolResult, string>,
   ) {
     let content = "";
     let data: Record<string, unknown> | null = null;
+    let dataJson: string | null = null;
     if (message.role === "tool") {
-      data = { callId: message.callId, name: message.name, result: message.result };
+      // The result was just serialized for its tool call: splice that text in rather than serializing it again.
+      const known = resultJson?.get(message.result);
+      if (known === undefined) data = { callId: message.callId, name: message.name, result: message.result };
+      else dataJson = `{"callId":${json(message.callId)},"name":${json(message.name)},"result":${known}}`;
     } else {
       content = message.content;
       if (message.role === "assistant") {
@@ -233,7 +244,7 @@ export class SqliteStore implements Store {
     }
     const info = this.#stmt(
       "INSERT INTO messages (conversation_id, run_id, step, role, content, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-    ).run(conversationId, runId, step, message.role, content, data ? json(data) : null, at);
+    ).run(conversationId, runId, step, message.role, content, dataJson ?? (data ? json(data) : null), at);
     // Only what people and the model said is searchable; tool output can be large and is not "memory".
     if ((message.role === "user" || message.role === "assistant") && content.trim() !== "") {
       this.#stmt("INSERT INTO memory_fts (kind, ref_id, title, body) VALUES ('message', ?, NULL, ?)").run(
@@ -263,7 +274,26 @@ export class SqliteStore implements Store {
       ).run(run.id, run.conversationId, run.model, json(run.options), json(run.limits), run.owner, at, at);
       for (const message of run.messages) this.#insertMessage(run.conversationId, run.id, null, message, at);
     });
-    return (await this.getRun(run.id)) as RunRecord;
+    // What was just inserted, without reading it back.
+    return {
+      id: run.id,
+      conversationId: run.conversationId,
+      status: "running",
+      stopReason: null,
+      answer: null,
+      error: null,
+      model: run.model,
+      options: run.options,
+      limits: run.limits,
+      stepCount: 0,
+      toolCallCount: 0,
+      consecutiveFailures: 0,
+      repairs: 0,
+      activeMs: 0,
+      owner: run.owner,
+      createdAt: at,
+      updatedAt: at,
+    };
   }
 
   async getRun(id: string): Promise<RunRecord | undefined> {
@@ -288,15 +318,16 @@ export class SqliteStore implements Store {
     this.#write(() => this.#updateRun(id, patch));
   }
 
-  #updateRun(id: string, patch: RunPatch): void {
+  #updateRun(id: string, patch: RunPatch, at = now()): void {
     const keys = Object.keys(patch) as Array<keyof RunPatch>;
     if (keys.length === 0) return;
-    const sets = keys.map((key) => `${RUN_COLUMNS[key]} = ?`).join(", ");
-    this.#stmt(`UPDATE runs SET ${sets}, updated_at = ? WHERE id = ?`).run(
-      ...keys.map((key) => patch[key] ?? null),
-      now(),
-      id,
-    );
+    const shape = keys.join(",");
+    let sql = this.#runUpdates.get(shape);
+    if (sql === undefined) {
+      sql = `UPDATE runs SET ${keys.map((key) => `${RUN_COLUMNS[key]} = ?`).join(", ")}, updated_at = ? WHERE id = ?`;
+      this.#runUpdates.set(shape, sql);
+    }
+    this.#stmt(sql).run(...keys.map((key) => patch[key] ?? null), at, id);
   }
 
   async claimRun(
@@ -325,28 +356,55 @@ export class SqliteStore implements Store {
     return rows.map(toMessage);
   }
 
-  async recordTurn(turn: Parameters<Store["recordTurn"]>[0]): Promise<void> {
+  async recordTurn(turn: Parameters<Store["recordTurn"]>[0]): Promise<ToolCallRecord[]> {
     const at = now();
     this.#write(() => {
+      const closed = turn.close !== undefined;
       this.#stmt(
-        "INSERT INTO steps (run_id, step, finish_reason, text, parse_errors, started_at) VALUES (?, ?, ?, ?, ?, ?)",
-      ).run(turn.runId, turn.step, turn.finishReason, turn.message.content, json(turn.parseErrors), at);
+        `INSERT INTO steps (run_id, step, finish_reason, text, parse_errors, finished, started_at, finished_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        turn.runId,
+        turn.step,
+        turn.finishReason,
+        turn.message.content,
+        turn.parseErrors.length ? json(turn.parseErrors) : "[]",
+        closed ? 1 : 0,
+        at,
+        closed ? at : null,
+      );
       this.#insertMessage(turn.conversationId, turn.runId, turn.step, turn.message, at);
       for (const call of turn.calls) this.#insertCall(turn.runId, turn.step, call, at);
       for (const entry of turn.audit) this.#audit(entry, at);
-      this.#stmt("UPDATE runs SET step_count = ?, updated_at = ? WHERE id = ?").run(
-        turn.step,
-        at,
-        turn.runId,
-      );
+      for (const message of turn.close?.messages ?? [])
+        this.#insertMessage(turn.conversationId, turn.runId, turn.step, message, at);
+      this.#updateRun(turn.runId, { stepCount: turn.step, ...turn.close?.run }, at);
+    });
+    return turn.calls.map((call) => {
+      const final = call.result !== undefined;
+      return {
+        runId: turn.runId,
+        id: call.id,
+        step: turn.step,
+        position: call.position,
+        name: call.name,
+        arguments: call.arguments,
+        state: call.state,
+        outcome: call.outcome ?? null,
+        result: call.result ?? null,
+        approval: call.approval ?? null,
+        startedAt: call.state === "executing" ? at : null,
+        finishedAt: final ? at : null,
+        durationMs: null,
+      };
     });
   }
 
   #insertCall(runId: string, step: number, call: NewToolCall, at: string): void {
     const final = call.result !== undefined;
     this.#stmt(
-      `INSERT INTO tool_calls (run_id, id, step, position, name, arguments, state, outcome, result, finished_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO tool_calls (run_id, id, step, position, name, arguments, state, outcome, result, started_at, finished_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       runId,
       call.id,
@@ -357,6 +415,7 @@ export class SqliteStore implements Store {
       call.state,
       call.outcome ?? null,
       final ? json(call.result) : null,
+      call.state === "executing" ? at : null,
       final ? at : null,
     );
     if (call.approval) {
@@ -451,36 +510,58 @@ export class SqliteStore implements Store {
   }
 
   async claimToolCall(runId: string, callId: string): Promise<boolean> {
+    return this.#claim(runId, callId, now());
+  }
+
+  async claimToolCalls(runId: string, callIds: readonly string[]): Promise<string[]> {
+    if (callIds.length === 0) return [];
+    const at = now();
+    return this.#write(() => callIds.filter((id) => this.#claim(runId, id, at)));
+  }
+
+  #claim(runId: string, callId: string, at: string): boolean {
     const info = this.#stmt(
       "UPDATE tool_calls SET state = 'executing', started_at = ? WHERE run_id = ? AND id = ? AND state = 'approved'",
-    ).run(now(), runId, callId);
+    ).run(at, runId, callId);
     return info.changes === 1;
   }
 
   async finishToolCall(
     runId: string,
     callId: string,
-    outcome: Parameters<Store["finishToolCall"]>[2],
+    outcome: Omit<ToolCallFinish, "callId">,
   ): Promise<void> {
+    this.#finishCall(runId, { callId, ...outcome }, now());
+  }
+
+  /** Returns the result's JSON text, for the observation message that repeats it. */
+  #finishCall(runId: string, finish: ToolCallFinish, at: string): string {
+    const result = json(finish.result);
     const info = this.#stmt(
       `UPDATE tool_calls SET state = ?, outcome = ?, result = ?, finished_at = ?, duration_ms = ?
        WHERE run_id = ? AND id = ? AND state = 'executing'`,
-    ).run(outcome.state, outcome.outcome, json(outcome.result), now(), outcome.durationMs, runId, callId);
+    ).run(finish.state, finish.outcome, result, at, finish.durationMs, runId, finish.callId);
     if (info.changes !== 1)
-      throw new StoreConflictError(`Tool call ${callId} of run ${runId} was not executing.`);
+      throw new StoreConflictError(`Tool call ${finish.callId} of run ${runId} was not executing.`);
+    return result;
   }
 
   async finishStep(step: Parameters<Store["finishStep"]>[0]): Promise<void> {
     const at = now();
     this.#write(() => {
+      let resultJson: Map<CallToolResult, string> | undefined;
+      for (const finish of step.results ?? []) {
+        resultJson ??= new Map();
+        resultJson.set(finish.result, this.#finishCall(step.runId, finish, at));
+      }
       for (const message of step.messages)
-        this.#insertMessage(step.conversationId, step.runId, step.step, message, at);
+        this.#insertMessage(step.conversationId, step.runId, step.step, message, at, resultJson);
       this.#stmt("UPDATE steps SET finished = 1, finished_at = ? WHERE run_id = ? AND step = ?").run(
         at,
         step.runId,
         step.step,
       );
-      this.#updateRun(step.runId, step.run);
+      this.#updateRun(step.runId, step.run, at);
     });
   }
 

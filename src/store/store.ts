@@ -121,10 +121,29 @@ export interface NewToolCall {
   position: number;
   name: string;
   arguments: Record<string, unknown>;
-  state: "invalid" | "pending" | "approved" | "denied" | "refused";
+  /**
+   * `executing`: the call is claimed as it is recorded — the caller starts its handler once the turn is committed.
+   * Recording it is the claim: the turn's insert fails if the call already exists, so no other process can hold it.
+   */
+  state: "invalid" | "pending" | "approved" | "denied" | "refused" | "executing";
   outcome?: string;
   result?: CallToolResult;
   approval?: ApprovalRecord;
+}
+
+/** A call's end: executing → done / interrupted, with the result the model will see. */
+export interface ToolCallFinish {
+  callId: string;
+  state: "done" | "interrupted";
+  outcome: string;
+  result: CallToolResult;
+  durationMs: number | null;
+}
+
+/** Closing a step: its observation messages and the run's new counters (and status, when the run ends with it). */
+export interface StepClose {
+  messages: AgentMessage[];
+  run: RunPatch;
 }
 
 export interface AuditEntry {
@@ -214,7 +233,11 @@ export interface Store {
 
   listMessages(conversationId: string): Promise<AgentMessage[]>;
 
-  /** One model turn: the assistant message, its calls (with any automatic approvals) and audit entries. */
+  /**
+   * One model turn, in one transaction: the assistant message, its calls (with any automatic approvals, claimed
+   * ones as `executing`) and audit entries — and, with `close`, the step's end too (a turn with nothing to run).
+   * Resolves to the calls as stored.
+   */
   recordTurn(turn: {
     runId: string;
     conversationId: string;
@@ -225,7 +248,8 @@ export interface Store {
     /** Text-protocol parse errors that belong to no call; they go back to the model when the step closes. */
     parseErrors: string[];
     audit: AuditEntry[];
-  }): Promise<void>;
+    close?: StepClose;
+  }): Promise<ToolCallRecord[]>;
   listSteps(runId: string): Promise<StepRecord[]>;
   listToolCalls(runId: string, step?: number): Promise<ToolCallRecord[]>;
   /**
@@ -235,25 +259,17 @@ export interface Store {
   decideToolCalls(runId: string, decisions: CallDecision[]): Promise<void>;
   /** approved → executing, atomically. Returns false if the call was not `approved` (so it must not run). */
   claimToolCall(runId: string, callId: string): Promise<boolean>;
+  /** approved → executing for several calls in one transaction; resolves to the ids claimed (only those may run). */
+  claimToolCalls(runId: string, callIds: readonly string[]): Promise<string[]>;
   /** executing → done / interrupted, with the result. */
-  finishToolCall(
-    runId: string,
-    callId: string,
-    outcome: {
-      state: "done" | "interrupted";
-      outcome: string;
-      result: CallToolResult;
-      durationMs: number | null;
-    },
+  finishToolCall(runId: string, callId: string, outcome: Omit<ToolCallFinish, "callId">): Promise<void>;
+  /**
+   * Close a step in one transaction: commit `results` (executing → done / interrupted; a call that is not executing
+   * throws StoreConflictError and nothing is written), append the observation messages, update the run.
+   */
+  finishStep(
+    step: StepClose & { runId: string; conversationId: string; step: number; results?: ToolCallFinish[] },
   ): Promise<void>;
-  /** Close a step: append the observation messages and update the run's counters, in one transaction. */
-  finishStep(step: {
-    runId: string;
-    conversationId: string;
-    step: number;
-    messages: AgentMessage[];
-    run: RunPatch;
-  }): Promise<void>;
 
   appendAudit(entry: AuditEntry): Promise<void>;
   listAudit(runId?: string): Promise<AuditRecord[]>;
