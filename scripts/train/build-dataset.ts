@@ -8,7 +8,7 @@ import { createMemoryTools } from "../../src/tools/builtin/memory.js";
 import { ToolExecutor } from "../../src/tools/tool-executor.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
 import { renderConversation } from "./render-conversation.js";
-import { drawRequest, jitter, type RequestKind, type Split } from "./requests.js";
+import { drawRequest, jitter, type RequestKind, type Split, TRAIN_THINGS, ZONES } from "./requests.js";
 
 export interface Conversation {
   kind: RequestKind;
@@ -152,9 +152,16 @@ export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
       if (r.call) {
         env.random = createRandom(Math.floor(rng() * 2 ** 31));
         env.clock = Date.UTC(2025, 0, 1) + Math.floor(rng() * 730 * 86_400_000);
-        if (r.kind === "note_save" || r.kind === "memory_search") await seedMemory(env, rng, r);
+        if (r.kind === "note_save" || r.kind === "memory_search") {
+          await env.freshMemory();
+          const query = String(r.call.arguments.query ?? r.call.arguments.title);
+          await seedMemory((title, content) => env.call("note_save", { title, content }), rng, r.kind, query);
+        }
         const id = `call_${train.length}`;
         const result = await env.call(r.call.name, r.call.arguments);
+        // A tool's output may name a held-out value too (an unknown zone's "did you mean …?"): drop such a draw.
+        const output = resultToText(result);
+        if (ZONES.heldout.some((z) => output.includes(z))) continue;
         if (result.isError)
           throw new Error(
             `${r.call.name} ${JSON.stringify(r.call.arguments)} failed: ${resultToText(result)}`,
@@ -180,21 +187,28 @@ export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
   }
 }
 
-/** A memory as a user would have it: a few notes saved before, the asked-about one among them most of the time. */
-async function seedMemory(
-  env: DatasetTools,
+/**
+ * A memory as a user would have it, for one request: a few other notes (some sharing a word with the query, so
+ * full-text search returns them too), and for a search, most of the time the asked-about thing saved once or a few
+ * times. Training and the evaluation both seed each request's fresh memory with this, from their own seeded random
+ * sources.
+ */
+export async function seedMemory(
+  save: (title: string, content: string) => Promise<unknown>,
   rng: () => number,
-  r: ReturnType<typeof drawRequest>,
+  kind: RequestKind,
+  query: string,
 ): Promise<void> {
-  await env.freshMemory();
   const others = Math.floor(rng() * 4);
-  const fillers = ["shopping list", "holiday plan", "book to read", "birthday gift", "recipe idea"];
   for (let i = 0; i < others; i++) {
-    const title = fillers[Math.floor(rng() * fillers.length)] as string;
-    await env.call("note_save", { title, content: `my ${title} is ${1 + Math.floor(rng() * 90)}` });
+    const title =
+      rng() < 0.3
+        ? `${query.split(" ")[0]} ${TRAIN_THINGS[Math.floor(rng() * TRAIN_THINGS.length)]?.split(" ").at(-1)}`
+        : (TRAIN_THINGS[Math.floor(rng() * TRAIN_THINGS.length)] as string);
+    await save(title, `my ${title} is ${1 + Math.floor(rng() * 9000)}`);
   }
-  if (r.kind === "memory_search" && rng() < 0.75) {
-    const query = String(r.call?.arguments.query);
-    await env.call("note_save", { title: query, content: `my ${query} is ${10 + Math.floor(rng() * 9000)}` });
+  if (kind === "memory_search" && rng() < 0.75) {
+    const copies = 1 + Math.floor(rng() * 3);
+    for (let i = 0; i < copies; i++) await save(query, `my ${query} is ${10 + Math.floor(rng() * 9000)}`);
   }
 }

@@ -3,7 +3,8 @@
  * `toolbridge run` path — the run command's own settings resolution (`cliAgentSettings`: with no model flag that is
  * the bundled default), `createCliAgent` (runtime tools, memory store, the llama backend in text-protocol mode with
  * the model's protocol hints and the call-body grammar) and the agent loop — one run per request, in-process so the
- * model loads once. Prints the four acceptance figures; exit 1 when one misses its goal.
+ * model loads once; each request sees a fresh memory for note_save / memory_search (see `RequestMemoryStore`). Prints
+ * the four acceptance figures; exit 1 when one misses its goal.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -12,9 +13,48 @@ import { parseArgs } from "node:util";
 import type { AgentCommandOptions } from "../../src/cli/commands/run.js";
 import { cliAgentSettings, createCliAgent } from "../../src/cli/commands/run.js";
 import { bundledModelPath } from "../../src/models/bundled-model.js";
+import { createRandom } from "../../src/models/gguf/make-test-model.js";
 import { resultToText } from "../../src/protocols/core/render-helpers.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
-import { buildDataset, type HeldOutRequest } from "./build-dataset.js";
+import { buildDataset, type HeldOutRequest, seedMemory } from "./build-dataset.js";
+
+/**
+ * The eval's database: runs are stored as `toolbridge run` stores them, but the memory tools (note_save,
+ * memory_search) see a fresh memory per request, seeded as the training data seeds one. Each request is then judged on
+ * its own — in one shared memory, earlier requests' notes and stored questions pile into later searches' results
+ * and the figures depend on the order of the requests.
+ */
+class RequestMemoryStore extends SqliteStore {
+  #memory: SqliteStore | undefined;
+
+  async freshMemory(seed: number, kind: HeldOutRequest["kind"], query: string): Promise<void> {
+    await this.closeMemory();
+    const memory = new SqliteStore(":memory:");
+    this.#memory = memory;
+    if (kind === "note_save" || kind === "memory_search")
+      await seedMemory(
+        (title, content) => memory.saveNote({ title, content, tags: [] }),
+        createRandom(seed),
+        kind,
+        query,
+      );
+  }
+
+  async closeMemory(): Promise<void> {
+    await this.#memory?.close();
+    this.#memory = undefined;
+  }
+
+  override saveNote(note: Parameters<SqliteStore["saveNote"]>[0]): ReturnType<SqliteStore["saveNote"]> {
+    return this.#memory ? this.#memory.saveNote(note) : super.saveNote(note);
+  }
+
+  override searchMemory(
+    ...args: Parameters<SqliteStore["searchMemory"]>
+  ): ReturnType<SqliteStore["searchMemory"]> {
+    return this.#memory ? this.#memory.searchMemory(...args) : super.searchMemory(...args);
+  }
+}
 
 export interface RequestOutcome {
   request: HeldOutRequest;
@@ -107,14 +147,7 @@ async function main(): Promise<void> {
   if (values.limit) requests = requests.slice(0, Number(values.limit));
 
   const dir = mkdtempSync(path.join(os.tmpdir(), "toolbridge-eval-"));
-  const store = new SqliteStore(path.join(dir, "eval.db"));
-  // A memory as the training data had it: most searched-for things were saved before.
-  for (const [i, r] of requests.entries()) {
-    if (r.kind === "memory_search" && i % 4 !== 0) {
-      const query = String(r.expected?.arguments.query);
-      await store.saveNote({ title: query, content: `my ${query} is ${1000 + i * 37}`, tags: [] });
-    }
-  }
+  const store = new RequestMemoryStore(path.join(dir, "eval.db"));
   // The run command's own resolution: no --model means the bundled default (when the CLI has wired it), else
   // exactly the flags the default stands for.
   const flags: AgentCommandOptions = values.model ? { model: values.model } : {};
@@ -135,6 +168,8 @@ async function main(): Promise<void> {
   try {
     for (const request of requests) {
       const outcome: RequestOutcome = { request, calls: [], results: [], answer: "" };
+      const query = String(request.expected?.arguments.query ?? request.expected?.arguments.title ?? "");
+      await store.freshMemory(Number(values.seed) * 100_003 + request.id, request.kind, query);
       try {
         const handle = cli.agent.run(request.request);
         for await (const event of handle) {
@@ -156,6 +191,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await cli.close();
+    await store.closeMemory();
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   }

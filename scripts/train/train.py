@@ -8,7 +8,7 @@ RMSNorm (eps 1e-5) -> attention with RoPE rotating ADJACENT pairs (x[2i], x[2i+1
 residual -> RMSNorm -> SwiGLU FFN (down(silu(gate(x)) * up(x))) -> residual; final RMSNorm; output tied to the
 token embedding. Runs on Debian's python3-torch 1.13 (no scaled_dot_product_attention there).
 
-  /usr/bin/python3 scripts/train/train.py --minutes 40          train and export
+  /usr/bin/python3 scripts/train/train.py --steps 3600            train and export
   /usr/bin/python3 scripts/train/train.py --parity DIR           random-init export + reference logits (test)
 """
 
@@ -271,7 +271,10 @@ def train(args):
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.05}, {"params": no_decay, "weight_decay": 0.0}],
                             lr=args.lr, betas=(0.9, 0.98), eps=1e-8)
-    budget = args.minutes * 60
+    # A fixed step count makes a run reproducible (same data, seed and thread count → same weights); the wall-clock
+    # budget is only a safety net, and the schedule follows whichever of the two ends first.
+    budget = args.minutes * 60 if args.minutes else float("inf")
+    total_steps = args.steps or float("inf")
     start = time.time()
     step, seen, epoch, last_log, last_save = 0, 0, 0, start, start
     smooth = None
@@ -280,7 +283,7 @@ def train(args):
         epoch += 1
         for idx in batches(offsets, args.batch_tokens, rng):
             elapsed = time.time() - start
-            frac = elapsed / budget
+            frac = max(elapsed / budget, step / total_steps)
             if frac >= 1:
                 done = True
                 break
@@ -318,7 +321,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", default=".train/data")
     ap.add_argument("--out", default=".train/weights")
-    ap.add_argument("--minutes", type=float, default=40)
+    ap.add_argument("--minutes", type=float, default=0, help="wall-clock cap (0: none)")
+    ap.add_argument("--steps", type=int, default=0, help="optimizer steps (0: until --minutes)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--dim", type=int, default=128)
@@ -337,6 +341,8 @@ def main():
     if args.parity:
         torch.set_num_threads(1)
         parity(args.parity, args.vocab, args.sequences)
+    elif not args.steps and not args.minutes:
+        ap.error("give --steps (reproducible) or --minutes (a wall-clock budget)")
     else:
         train(args)
 

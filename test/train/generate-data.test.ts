@@ -48,4 +48,25 @@ describe("training data generator", () => {
         answer.content.includes((tool.result.content[0] as { text: string }).text),
     ).toBe(true);
   }, 120_000);
+
+  it("never shows a held-out zone or note title anywhere in training text, tool outputs included", async () => {
+    const d = await buildDataset({ seed: 5, train: 1500, heldOut: 260 });
+    const heldValues = new Set<string>();
+    for (const h of d.heldOut) {
+      const args = h.expected?.arguments ?? {};
+      if (h.kind === "get_time" && String(args.timezone).includes("/")) heldValues.add(String(args.timezone));
+      if (h.kind === "note_save" || h.kind === "memory_search")
+        heldValues.add(String(args.title ?? args.query));
+    }
+    // Held-out zones said by name (cities are knowledge, asked with unseen phrasings only) and note titles.
+    const unseen = [...heldValues];
+    expect(unseen.length).toBeGreaterThan(5);
+    const corpus = d.train.map((c) => c.text.toLowerCase()).join("\n");
+    for (const v of unseen) {
+      const isCityZone = d.heldOut.some(
+        (h) => h.kind === "get_time" && h.expected?.arguments.timezone === v && !h.request.includes(v),
+      );
+      if (!isCityZone) expect(corpus.includes(v.toLowerCase()), v).toBe(false);
+    }
+  }, 120_000);
 });
