@@ -650,16 +650,19 @@ export class Agent {
           const modelCalls = turn.calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }));
           if (modelCalls.length) message.toolCalls = modelCalls;
 
+          const record = {
+            step,
+            message,
+            finishReason: turn.finishReason,
+            calls,
+            parseErrors: turn.parseErrors,
+            audit,
+          };
           if (turn.calls.length === 0 && turn.parseErrors.length === 0) {
             // A final answer: the turn, the step's end and the run's end are one transaction.
             const patch = endPatch(turn.finishReason === "length" ? "length" : "final-answer", turn.text);
             await this.#recordTurn(session, {
-              step,
-              message,
-              finishReason: turn.finishReason,
-              calls,
-              parseErrors: turn.parseErrors,
-              audit,
+              ...record,
               close: { messages: [], run: { consecutiveFailures: 0, ...patch } },
             });
             state.stepCount = step;
@@ -673,14 +676,7 @@ export class Agent {
             });
             return announce(patch);
           }
-          const claimed = await this.#recordTurn(session, {
-            step,
-            message,
-            finishReason: turn.finishReason,
-            calls,
-            parseErrors: turn.parseErrors,
-            audit,
-          });
+          const claimed = await this.#recordTurn(session, record);
           state.stepCount = step;
           if (pending.length) emit({ type: "approval-requested", step, calls: pending });
           const outcome = await this.#completeStep(

@@ -368,7 +368,7 @@ export class SqliteStore implements Store {
         turn.step,
         turn.finishReason,
         turn.message.content,
-        turn.parseErrors.length ? json(turn.parseErrors) : "[]",
+        json(turn.parseErrors),
         closed ? 1 : 0,
         at,
         closed ? at : null,
