@@ -20,7 +20,7 @@ export function learnPieces(texts: Iterable<string>, count: number, specials: re
   const words = new Map<string, number>();
   const splitter = new RegExp(specials.map((s) => s.replace(/[|[\]\\^$.*+?(){}]/g, "\\$&")).join("|"), "g");
   for (const text of texts) {
-    for (const fragment of text.split(splitter)) {
+    for (const fragment of specials.length > 0 ? text.split(splitter) : [text]) {
       for (const m of fragment.matchAll(CHUNK)) {
         const w = m[0];
         if (w.length < 2 || /^[0-9\s]$/.test(w)) continue;

@@ -256,7 +256,7 @@ def train(args):
     rng = np.random.default_rng(args.seed)
     ids, mask, offsets = load_data(args.data)
     vocab = int(json.load(open(os.path.join(args.data, "vocab-size.json")))["vocab"])
-    c = Config(vocab, dim=args.dim, layers=args.layers, heads=args.heads, ff=args.ff)
+    c = Config(vocab, dim=args.dim, layers=args.layers, heads=args.heads, ff=args.ff, context=args.context)
     model = Llama(c)
     if args.init:
         load_export(model, args.init)
@@ -329,6 +329,7 @@ def main():
     ap.add_argument("--layers", type=int, default=3)
     ap.add_argument("--heads", type=int, default=4)
     ap.add_argument("--ff", type=int, default=320)
+    ap.add_argument("--context", type=int, default=1024, help="longest sequence (the GGUF's context length)")
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--warmup", type=int, default=40)
     ap.add_argument("--batch-tokens", type=int, default=6144)

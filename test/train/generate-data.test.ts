@@ -68,5 +68,21 @@ describe("training data generator", () => {
       );
       if (!isCityZone) expect(corpus.includes(v.toLowerCase()), v).toBe(false);
     }
+    // Held-out note values ("purple", "east wing"…) are never what a training note saves.
+    const heldWords = d.heldOut
+      .filter((h) => h.kind === "note_save")
+      .map((h) => String(h.expected?.arguments.content).replace(/^my .+? is /, ""))
+      .filter((w) => !/^[0-9.]+$/.test(w));
+    expect(heldWords.length).toBeGreaterThan(0);
+    const savedContents = d.train.flatMap((c) =>
+      c.messages.flatMap((m) =>
+        m.role === "assistant" ? (m.toolCalls ?? []).filter((t) => t.name === "note_save") : [],
+      ),
+    );
+    expect(savedContents.length).toBeGreaterThan(50);
+    for (const call of savedContents) {
+      const content = String(call.arguments.content).toLowerCase();
+      for (const w of heldWords) expect(content.endsWith(` is ${w.toLowerCase()}`), content).toBe(false);
+    }
   }, 120_000);
 });
