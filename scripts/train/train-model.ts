@@ -1,5 +1,5 @@
 /**
- * `npm run train-model [-- --steps 9600]`: the whole bundled-model pipeline, reproducibly.
+ * `npm run train-model [-- --steps 14400]`: the whole bundled-model pipeline, reproducibly.
  *   1. parity: a random train.py model exported to GGUF gives node-llama-cpp PyTorch's logits (stops here if not);
  *   2. generate-data.ts: conversations through the real tools and the runtime's prompt rendering, tokenized by
  *      node-llama-cpp (fixed seed → same data);
@@ -14,7 +14,7 @@ import { checkParity, PYTHON, torchAvailable } from "./check-parity.js";
 
 const { values } = parseArgs({
   options: {
-    steps: { type: "string", default: "9600" },
+    steps: { type: "string", default: "14400" },
     // A safety net only: a run that hits it stops early and is no longer reproducible step for step.
     minutes: { type: "string", default: "58" },
     threads: { type: "string", default: "1" },
