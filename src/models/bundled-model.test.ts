@@ -5,6 +5,7 @@ import {
   applyCatalogueHint,
   BUNDLED_MODEL_METADATA,
   bundledModelPath,
+  lastRequestOnly,
   readModelHints,
 } from "./bundled-model.js";
 
@@ -18,6 +19,7 @@ describe("bundled model", () => {
       protocol: "hermes",
       catalogue: "compact",
       temperature: 0,
+      history: "last-request",
     });
     expect(
       readModelHints({ toolbridge: { protocol: "hermes", catalogue: "compact", temperature: "0" } }),
@@ -42,5 +44,22 @@ describe("bundled model", () => {
     expect(applyCatalogueHint(hermesProtocol, { catalogue: "compact" }).renderCatalogue(tools)).toContain(
       "calculator(expression?)",
     );
+  });
+
+  it("shows a last-request model the system prompt and the latest request with its calls, not earlier exchanges", () => {
+    const call = { id: "c2", name: "roll_dice", arguments: { notation: "2d6" } };
+    const result = { content: [{ type: "text" as const, text: "Rolled 2d6: [3, 4] = 7. Total: 7." }] };
+    const messages = [
+      { role: "system" as const, content: "be brief" },
+      { role: "user" as const, content: "what is 2+2?" },
+      { role: "assistant" as const, content: "", toolCalls: [{ ...call, id: "c1", name: "calculator" }] },
+      { role: "tool" as const, callId: "c1", name: "calculator", result },
+      { role: "assistant" as const, content: "4" },
+      { role: "user" as const, content: "roll 2d6" },
+      { role: "assistant" as const, content: "", toolCalls: [call] },
+      { role: "tool" as const, callId: "c2", name: "roll_dice", result },
+    ];
+    expect(lastRequestOnly(messages)).toEqual([messages[0], ...messages.slice(5)]);
+    expect(lastRequestOnly(messages.slice(1, 2))).toEqual(messages.slice(1, 2));
   });
 });

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import type { AgentMessage } from "../agent/messages.js";
 import { withCompactCatalogue } from "../protocols/compact-catalogue.js";
 import type { ToolCallProtocol } from "../protocols/protocol.js";
 
@@ -12,17 +13,25 @@ export const MODEL_PROTOCOL_KEY = "toolbridge.protocol";
 export const MODEL_CATALOGUE_KEY = "toolbridge.catalogue";
 /** Default sampling temperature: the demo model is tiny and only reliable greedy. */
 export const MODEL_TEMPERATURE_KEY = "toolbridge.temperature";
+/**
+ * `last-request`: the model was trained on one request per conversation and is shown only the latest one (the
+ * transcript keeps everything). Given earlier exchanges, the demo model repeats the previous answer instead of
+ * calling a tool for the new question.
+ */
+export const MODEL_HISTORY_KEY = "toolbridge.history";
 
 export const BUNDLED_MODEL_METADATA = {
   [MODEL_PROTOCOL_KEY]: "hermes",
   [MODEL_CATALOGUE_KEY]: "compact",
   [MODEL_TEMPERATURE_KEY]: "0",
+  [MODEL_HISTORY_KEY]: "last-request",
 } as const;
 
 export interface ModelHints {
   protocol?: string;
   catalogue?: "compact";
   temperature?: number;
+  history?: "last-request";
 }
 
 /**
@@ -41,7 +50,19 @@ export function readModelHints(metadata: unknown): ModelHints {
   const temperature = Number(get(MODEL_TEMPERATURE_KEY));
   if (get(MODEL_TEMPERATURE_KEY) !== undefined && Number.isFinite(temperature) && temperature >= 0)
     hints.temperature = temperature;
+  if (get(MODEL_HISTORY_KEY) === "last-request") hints.history = "last-request";
   return hints;
+}
+
+/**
+ * The messages a `last-request` model is shown: system messages, then everything from the latest user message on
+ * (the request, and the calls and results of the run answering it).
+ */
+export function lastRequestOnly(messages: readonly AgentMessage[]): AgentMessage[] {
+  let start = -1;
+  for (let i = messages.length - 1; i >= 0 && start < 0; i--) if (messages[i]?.role === "user") start = i;
+  if (start <= 0) return [...messages];
+  return [...messages.slice(0, start).filter((m) => m.role === "system"), ...messages.slice(start)];
 }
 
 export const BUNDLED_MODEL_FILE = "toolbridge-demo.gguf";

@@ -51,4 +51,29 @@ describe("the bundled demo model through the CLI", () => {
     expect(r.result?.status).toBe("ok");
     expect(r.answer).toContain(r.result?.text);
   }, 150_000);
+
+  it("keeps calling tools for each new question in one chat, not only the first", () => {
+    const r = runCli(["chat", "--db", path.join(dir, "chat.db")], {
+      cwd: dir,
+      env: { TOOLBRIDGE_MODEL: "", TOOLBRIDGE_BASE_URL: "", TOOLBRIDGE_PROVIDER: "" },
+      input: "what is 15% of 47.50?\nroll 2d6+3\nwhat time is it in Tokyo?\nthanks!\n/exit\n",
+      timeoutMs: 120_000,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const turns = r.stdout.split(/^› /m).slice(1);
+    expect(turns.map((t) => t.split("\n")[0])).toEqual([
+      "what is 15% of 47.50?",
+      "roll 2d6+3",
+      "what time is it in Tokyo?",
+      "thanks!",
+      "/exit",
+    ]);
+    expect(turns[0]).toContain('⚙ calculator {"expression":"15% of 47.50"}');
+    expect(turns[1]).toContain('⚙ roll_dice {"notation":"2d6+3"}');
+    const total = /✓ roll_dice → .*= (-?\d+)/.exec(turns[1] ?? "")?.[1];
+    expect(turns[1]?.trim().split("\n").at(-1)).toContain(total);
+    expect(turns[2]).toContain('⚙ get_time {"timezone":"Asia/Tokyo","format":"full"}');
+    // Small talk after the tool turns still gets a plain answer, no call.
+    expect(turns[3]).not.toContain("⚙");
+  }, 150_000);
 });

@@ -21,7 +21,7 @@ import type {
 import { detectProtocol } from "../../protocols/detect-protocol.js";
 import type { ToolCallProtocol } from "../../protocols/protocol.js";
 import { getProtocol } from "../../protocols/protocol-registry.js";
-import { applyCatalogueHint, readModelHints } from "../bundled-model.js";
+import { applyCatalogueHint, lastRequestOnly, readModelHints } from "../bundled-model.js";
 import type { ChatTemplate } from "../chat-template/chat-template.js";
 import { builtinChatTemplate, loadChatTemplate } from "../chat-template/load-chat-template.js";
 import { renderCompletionPrompt } from "../completions/render-completion-prompt.js";
@@ -107,6 +107,7 @@ export class LlamaLanguageModel implements LanguageModel {
   #textTools = new Map<string, TextTools>();
   #lastHistory: ChatHistoryItem[] | undefined;
   #hintedTemperature: number | undefined;
+  #lastRequestOnly = false;
 
   constructor(options: LlamaModelOptions) {
     this.#options = options;
@@ -154,6 +155,7 @@ export class LlamaLanguageModel implements LanguageModel {
         // A model made for toolbridge (the bundled demo) names its protocol and catalogue style in its metadata.
         const hints = readModelHints(loaded.model.fileInfo.metadata);
         this.#hintedTemperature = hints.temperature;
+        this.#lastRequestOnly = hints.history === "last-request";
         if (o.protocol !== undefined)
           this.#protocol = typeof o.protocol === "string" ? getProtocol(o.protocol) : o.protocol;
         else if (hints.protocol) this.#protocol = getProtocol(hints.protocol);
@@ -387,7 +389,7 @@ export class LlamaLanguageModel implements LanguageModel {
       const model = loaded.model;
       const choice = request.toolChoice;
       const { prompt, forcedPrefix } = renderCompletionPrompt({
-        messages: request.messages,
+        messages: this.#lastRequestOnly ? lastRequestOnly(request.messages) : request.messages,
         tools: request.tools,
         toolChoice: choice,
         protocol,
