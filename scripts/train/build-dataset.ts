@@ -163,9 +163,7 @@ export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
         const output = resultToText(result);
         if (ZONES.heldout.some((z) => output.includes(z))) continue;
         if (result.isError)
-          throw new Error(
-            `${r.call.name} ${JSON.stringify(r.call.arguments)} failed: ${resultToText(result)}`,
-          );
+          throw new Error(`${r.call.name} ${JSON.stringify(r.call.arguments)} failed: ${output}`);
         messages.push(
           {
             role: "assistant",

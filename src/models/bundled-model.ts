@@ -59,8 +59,7 @@ export function readModelHints(metadata: unknown): ModelHints {
  * (the request, and the calls and results of the run answering it).
  */
 export function lastRequestOnly(messages: readonly AgentMessage[]): AgentMessage[] {
-  let start = -1;
-  for (let i = messages.length - 1; i >= 0 && start < 0; i--) if (messages[i]?.role === "user") start = i;
+  const start = messages.findLastIndex((m) => m.role === "user");
   if (start <= 0) return [...messages];
   return [...messages.slice(0, start).filter((m) => m.role === "system"), ...messages.slice(start)];
 }

@@ -189,12 +189,19 @@ export class LlamaLanguageModel implements LanguageModel {
     const loaded = await this.load();
     const sequence = await loaded.acquire(request.signal);
     try {
-      if (this.mode === "native") yield* this.#native(request, loaded, sequence);
-      else if (isForced(request.toolChoice) && !this.#frames(request.tools).frames) {
-        yield* enforceToolChoice(request.toolChoice, 1, (extra) =>
-          this.#text({ ...request, messages: [...request.messages, ...extra] }, loaded, sequence),
+      if (this.mode === "native") {
+        yield* this.#native(request, loaded, sequence);
+        return;
+      }
+      // Trimmed before enforceToolChoice adds its nudge turn, which must not count as the latest request.
+      const shown = this.#lastRequestOnly
+        ? { ...request, messages: lastRequestOnly(request.messages) }
+        : request;
+      if (isForced(shown.toolChoice) && !this.#frames(shown.tools).frames) {
+        yield* enforceToolChoice(shown.toolChoice, 1, (extra) =>
+          this.#text({ ...shown, messages: [...shown.messages, ...extra] }, loaded, sequence),
         );
-      } else yield* this.#text(request, loaded, sequence);
+      } else yield* this.#text(shown, loaded, sequence);
     } finally {
       loaded.release(sequence);
     }
@@ -389,7 +396,7 @@ export class LlamaLanguageModel implements LanguageModel {
       const model = loaded.model;
       const choice = request.toolChoice;
       const { prompt, forcedPrefix } = renderCompletionPrompt({
-        messages: this.#lastRequestOnly ? lastRequestOnly(request.messages) : request.messages,
+        messages: request.messages,
         tools: request.tools,
         toolChoice: choice,
         protocol,
