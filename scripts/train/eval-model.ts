@@ -61,6 +61,8 @@ export interface RequestOutcome {
   calls: { name: string; arguments: Record<string, unknown> }[];
   results: string[];
   answer: string;
+  /** The tool rejected the first call (an unknown zone, say): its answer then quotes an error, not a result. */
+  firstCallFailed?: boolean;
   error?: string;
 }
 
@@ -114,7 +116,13 @@ export function score(outcomes: readonly RequestOutcome[]): EvalFigures {
     if (first?.name === expected.name) f.rightTool++;
     if (first?.name === expected.name && sameJson(first.arguments, expected.arguments)) f.exactArguments++;
     const result = o.results[0];
-    if (first && result !== undefined && o.answer.includes(expectedResultText(first.name, result)))
+    // A rejected call's error quoted back is not an answer: only a result the tool gave counts.
+    if (
+      first &&
+      result !== undefined &&
+      !o.firstCallFailed &&
+      o.answer.includes(expectedResultText(first.name, result))
+    )
       f.answerHasResult++;
   }
   return f;
@@ -151,16 +159,15 @@ async function main(): Promise<void> {
   // The run command's own resolution: no --model means the bundled default (when the CLI has wired it), else
   // exactly the flags the default stands for.
   const flags: AgentCommandOptions = values.model ? { model: values.model } : {};
-  // Degenerate output of an undertrained model would otherwise run to the backend's 1,024-token default.
-  const maxTokens = { maxTokens: "200" };
+  // No token cap of its own: `toolbridge run`'s default (1,024) — a cap here would cut long answers (a memory search
+  // that found five notes) that the real command gives in full.
   let settings: ReturnType<typeof cliAgentSettings>;
   try {
-    settings = cliAgentSettings({ ...flags, ...maxTokens }, "run");
+    settings = cliAgentSettings(flags, "run");
   } catch {
-    settings = cliAgentSettings({ model: bundledModelPath(), protocol: "hermes", ...maxTokens }, "run");
+    settings = cliAgentSettings({ model: bundledModelPath(), protocol: "hermes" }, "run");
   }
-  if (values.model)
-    settings = cliAgentSettings({ model: values.model, protocol: "hermes", ...maxTokens }, "run");
+  if (values.model) settings = cliAgentSettings({ model: values.model, protocol: "hermes" }, "run");
   settings.autoApprove = true;
   const cli = await createCliAgent(settings, store);
   const started = performance.now();
@@ -175,7 +182,10 @@ async function main(): Promise<void> {
         for await (const event of handle) {
           if (event.type === "call-finished")
             outcome.calls.push({ name: event.name, arguments: event.arguments });
-          if (event.type === "tool-result") outcome.results.push(resultToText(event.result));
+          if (event.type === "tool-result") {
+            outcome.results.push(resultToText(event.result));
+            if (outcome.results.length === 1) outcome.firstCallFailed = event.result.isError === true;
+          }
         }
         const view = await handle.result;
         outcome.answer = view.answer ?? "";
@@ -186,7 +196,7 @@ async function main(): Promise<void> {
       outcomes.push(outcome);
       if (values.verbose)
         process.stderr.write(
-          `${JSON.stringify({ q: request.request, expected: request.expected, calls: outcome.calls, answer: outcome.answer, error: outcome.error })}\n`,
+          `${JSON.stringify({ q: request.request, expected: request.expected, calls: outcome.calls, answer: outcome.answer, error: outcome.error, failed: outcome.firstCallFailed })}\n`,
         );
     }
   } finally {
@@ -203,6 +213,7 @@ async function main(): Promise<void> {
     `arguments exactly right:          ${pct(f.exactArguments, f.toolRequests)} (${f.exactArguments}/${f.toolRequests}, goal ≥90%)`,
     `final answer contains the result: ${pct(f.answerHasResult, f.toolRequests)} (${f.answerHasResult}/${f.toolRequests}, goal ≥90%)`,
     `no tool for no-tool requests:     ${pct(f.noToolWhenNoneNeeded, f.chatRequests)} (${f.noToolWhenNoneNeeded}/${f.chatRequests}, goal ≥95%)`,
+    `(first calls the tool rejected: ${outcomes.filter((o) => o.firstCallFailed).length}; answers quoting such an error: ${outcomes.filter((o) => o.firstCallFailed && o.results[0] !== undefined && o.answer.includes(o.results[0].trim())).length})`,
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
   const byKind = new Map<string, RequestOutcome[]>();
