@@ -73,6 +73,9 @@ export interface EvalFigures {
   exactArguments: number;
   answerHasResult: number;
   noToolWhenNoneNeeded: number;
+  /** First calls the tool rejected, and how many of those answers quoted the error back (not counted above). */
+  rejectedFirstCalls: number;
+  answersQuotingRejection: number;
 }
 
 /** What the final answer must contain: a roll's total, otherwise the tool's whole result text. */
@@ -103,6 +106,8 @@ export function score(outcomes: readonly RequestOutcome[]): EvalFigures {
     exactArguments: 0,
     answerHasResult: 0,
     noToolWhenNoneNeeded: 0,
+    rejectedFirstCalls: 0,
+    answersQuotingRejection: 0,
   };
   for (const o of outcomes) {
     const expected = o.request.expected;
@@ -116,14 +121,15 @@ export function score(outcomes: readonly RequestOutcome[]): EvalFigures {
     if (first?.name === expected.name) f.rightTool++;
     if (first?.name === expected.name && sameJson(first.arguments, expected.arguments)) f.exactArguments++;
     const result = o.results[0];
-    // A rejected call's error quoted back is not an answer: only a result the tool gave counts.
-    if (
-      first &&
+    const quoted =
+      first !== undefined &&
       result !== undefined &&
-      !o.firstCallFailed &&
-      o.answer.includes(expectedResultText(first.name, result))
-    )
-      f.answerHasResult++;
+      o.answer.includes(expectedResultText(first.name, result));
+    // A rejected call's error quoted back is not an answer: only a result the tool gave counts.
+    if (o.firstCallFailed) {
+      f.rejectedFirstCalls++;
+      if (quoted) f.answersQuotingRejection++;
+    } else if (quoted) f.answerHasResult++;
   }
   return f;
 }
@@ -213,7 +219,7 @@ async function main(): Promise<void> {
     `arguments exactly right:          ${pct(f.exactArguments, f.toolRequests)} (${f.exactArguments}/${f.toolRequests}, goal ≥90%)`,
     `final answer contains the result: ${pct(f.answerHasResult, f.toolRequests)} (${f.answerHasResult}/${f.toolRequests}, goal ≥90%)`,
     `no tool for no-tool requests:     ${pct(f.noToolWhenNoneNeeded, f.chatRequests)} (${f.noToolWhenNoneNeeded}/${f.chatRequests}, goal ≥95%)`,
-    `(first calls the tool rejected: ${outcomes.filter((o) => o.firstCallFailed).length}; answers quoting such an error: ${outcomes.filter((o) => o.firstCallFailed && o.results[0] !== undefined && o.answer.includes(o.results[0].trim())).length})`,
+    `(first calls the tool rejected: ${f.rejectedFirstCalls}; answers quoting such an error: ${f.answersQuotingRejection})`,
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
   const byKind = new Map<string, RequestOutcome[]>();
