@@ -113,9 +113,10 @@ export async function createCallBodyGrammar(
   const alternatives: string[] = [];
   for (const [index, frame] of picked.entries()) {
     const tool = tools.find((t) => t.name === frame.name);
-    // The generic parameter infers a literal schema type; ours is only known at run time.
+    // The generic parameter infers a literal schema type; ours is only known at run time. Zone names may be listed:
+    // this schema only ever becomes grammar (the catalogue the model reads is rendered from the tool's own schema).
     const json = await llama.createGrammarForJsonSchema(
-      toGbnfJsonSchema(tool?.inputSchema, options) as never,
+      toGbnfJsonSchema(tool?.inputSchema, { ...options, listTimeZones: true }) as never,
     );
     const prefix = `t${index}-`;
     rules.push(prefixGbnfRules(withoutTrailingNewlines(json.grammar), prefix));

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { TIME_ZONE_FORMAT } from "../../tools/builtin/resolve-time-zone.js";
 import { toGbnfJsonSchema } from "./to-gbnf-json-schema.js";
 
 /** The grammar schema of one property of a tool's input object. */
@@ -30,5 +31,22 @@ describe("toGbnfJsonSchema", () => {
       type: "string",
       maxLength: 64,
     });
+  });
+
+  it("turns a time-zone string into the list of zone names, so a half-copied name cannot be written", () => {
+    const zone = { type: "string", format: TIME_ZONE_FORMAT, description: "zone" };
+    // Native function calling prints the schema into the prompt: there the zone stays a plain string.
+    expect(propertyGrammar(zone)).toEqual({ type: "string", description: "zone" });
+    const grammar = propertyGrammar(zone, { listTimeZones: true }) as {
+      enum: string[];
+      description: string;
+    };
+    expect(grammar.description).toBe("zone");
+    expect(grammar.enum).toEqual(expect.arrayContaining(["UTC", "Europe/Vilnius", "America/New_York"]));
+    // Today's names of renamed zones as well as ICU's older canonical ones.
+    expect(grammar.enum).toEqual(expect.arrayContaining(["Asia/Kolkata", "Asia/Calcutta", "Europe/Kyiv"]));
+    expect(grammar.enum).not.toContain("Europe/Vilius");
+    expect(grammar.enum).not.toContain("Tokyo");
+    expect(grammar.enum.length).toBeGreaterThan(400);
   });
 });

@@ -1,4 +1,5 @@
 import type { GbnfJsonSchema } from "node-llama-cpp";
+import { TIME_ZONE_FORMAT, timeZoneNames } from "../../tools/builtin/resolve-time-zone.js";
 
 export interface GbnfSchemaOptions {
   /**
@@ -6,6 +7,12 @@ export interface GbnfSchemaOptions {
    * models never close a string on their own; a bound lets the grammar close it. `undefined`: no bound.
    */
   maxStringLength?: number;
+  /**
+   * Write a time-zone string (`format: "time-zone"`) as the list of zone names. Only where the schema becomes a
+   * grammar and nothing else (text mode's call body): node-llama-cpp's native function calling also prints `params`
+   * into the system prompt, where 400-odd names would cost thousands of tokens on every request.
+   */
+  listTimeZones?: boolean;
 }
 
 type JsonObject = Record<string, unknown>;
@@ -75,6 +82,10 @@ export function toGbnfJsonSchema(schema: unknown, options: GbnfSchemaOptions = {
     }
     switch (type) {
       case "string": {
+        // A zone the model copies out of a request ("Europe/Vilnius") stays a zone that exists: a small model that
+        // drifts mid-name ("Europe/Vilius") is held to the names that continue what it has written.
+        if (node.format === TIME_ZONE_FORMAT && options.listTimeZones)
+          return { enum: [...timeZoneNames()], ...description };
         if (typeof node.format === "string" && FORMATS.has(node.format)) {
           return { type: "string", format: node.format as "date-time" | "time" | "date", ...description };
         }

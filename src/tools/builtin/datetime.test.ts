@@ -3,7 +3,7 @@ import { resultText } from "../normalize-tool-result.js";
 import { ToolExecutor } from "../tool-executor.js";
 import { ToolRegistry } from "../tool-registry.js";
 import { createDateTimeTools } from "./datetime.js";
-import { resolveTimeZone } from "./resolve-time-zone.js";
+import { resolveTimeZone, TIME_ZONE_FORMAT, timeZoneNames } from "./resolve-time-zone.js";
 
 // 2025-01-15 14:30 UTC: 23:30 in Tokyo, 09:30 in New York (EST), 06:30 in Los Angeles.
 const NOW = Date.UTC(2025, 0, 15, 14, 30, 0);
@@ -250,6 +250,24 @@ describe("date/time tool definitions", () => {
       expect(tool.tool.annotations?.readOnlyHint).toBe(true);
       expect(tool.requiresApproval).toBe(false);
     }
+  });
+
+  it("declare every zone argument as a time zone, and every listed zone is one the tools take", () => {
+    const zoneArguments = createDateTimeTools().flatMap((tool) =>
+      Object.entries(tool.tool.inputSchema.properties ?? {}).filter(([name]) => name.includes("timezone")),
+    );
+    expect(zoneArguments.map(([name]) => name).sort()).toEqual(["from_timezone", "timezone", "to_timezone"]);
+    for (const [, schema] of zoneArguments) expect(schema).toMatchObject({ format: TIME_ZONE_FORMAT });
+    // The call-body grammar of local models offers exactly these names: none may be one the tool then rejects.
+    const rejected = timeZoneNames().filter((zone) => {
+      try {
+        resolveTimeZone(zone);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    expect(rejected).toEqual([]);
   });
 
   it("use the system clock by default", async () => {

@@ -2,7 +2,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { defineTool } from "../define-tool.js";
 import { errorResult } from "../normalize-tool-result.js";
 import type { AnyToolDefinition } from "../tool-definition.js";
-import { resolveTimeZone, UnknownTimeZoneError } from "./resolve-time-zone.js";
+import { resolveTimeZone, TIME_ZONE_FORMAT, UnknownTimeZoneError } from "./resolve-time-zone.js";
 
 export interface DateTimeToolsOptions {
   /** The clock, for deterministic tests. Default: the system clock. */
@@ -277,7 +277,7 @@ function round(value: number): number {
 }
 
 function zoneProperty(description: string) {
-  return { type: "string", description } as const;
+  return { type: "string", format: TIME_ZONE_FORMAT, description } as const;
 }
 
 function failure(error: unknown): CallToolResult {

@@ -41,6 +41,51 @@ const ABBREVIATIONS: Record<string, string> = {
   nzdt: "Pacific/Auckland",
 };
 
+/**
+ * The JSON Schema `format` of a time-zone argument. Validators treat it as an annotation (the tool resolves names
+ * leniently and its own error lists close matches); the call-body grammar of local models turns it into the list of
+ * zone names, so a model that is copying "Europe/Vilnius" out of a request cannot write "Europe/Vilius".
+ */
+export const TIME_ZONE_FORMAT = "time-zone";
+
+/**
+ * Today's names of zones that ICU still lists under an older one (its canonical "Asia/Calcutta" is "Asia/Kolkata" to
+ * everyone else). Both spellings resolve; a model may write either.
+ */
+const CURRENT_NAMES = [
+  "Africa/Asmara",
+  "America/Argentina/Buenos_Aires",
+  "America/Atikokan",
+  "America/Indiana/Indianapolis",
+  "America/Kentucky/Louisville",
+  "America/Nuuk",
+  "Asia/Ho_Chi_Minh",
+  "Asia/Kathmandu",
+  "Asia/Kolkata",
+  "Asia/Yangon",
+  "Atlantic/Faroe",
+  "Europe/Kyiv",
+  "Pacific/Chuuk",
+  "Pacific/Kanton",
+  "Pacific/Pohnpei",
+];
+
+let nameList: readonly string[] | undefined;
+
+/** Every IANA zone name this runtime knows, with "UTC" and the current spellings of renamed zones; sorted. */
+export function timeZoneNames(): readonly string[] {
+  nameList ??= Object.freeze(
+    [
+      ...new Set([
+        ...Intl.supportedValuesOf("timeZone"),
+        "UTC",
+        ...CURRENT_NAMES.filter((zone) => canonical(zone) !== undefined),
+      ]),
+    ].sort(),
+  );
+  return nameList;
+}
+
 export class UnknownTimeZoneError extends Error {
   override name = "UnknownTimeZoneError";
   constructor(
