@@ -54,6 +54,8 @@ export {
   createWebSearchTool,
 } from "./tools/builtin/index.js";
 export { createMemoryTools } from "./tools/builtin/memory.js";
+// `format: TIME_ZONE_FORMAT` on your own tools' zone arguments: local models' call grammar then lists the names.
+export { resolveTimeZone, TIME_ZONE_FORMAT, timeZoneNames } from "./tools/builtin/resolve-time-zone.js";
 export type { WebSearchBackend, WebSearchOptions, WebSearchResult } from "./tools/builtin/web-search.js";
 // Tools: define, register, validate, execute.
 export * from "./tools/index.js";
