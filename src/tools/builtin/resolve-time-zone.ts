@@ -75,13 +75,7 @@ let nameList: readonly string[] | undefined;
 /** Every IANA zone name this runtime knows, with "UTC" and the current spellings of renamed zones; sorted. */
 export function timeZoneNames(): readonly string[] {
   nameList ??= Object.freeze(
-    [
-      ...new Set([
-        ...Intl.supportedValuesOf("timeZone"),
-        "UTC",
-        ...CURRENT_NAMES.filter((zone) => canonical(zone) !== undefined),
-      ]),
-    ].sort(),
+    [...new Set([...zones().list, ...CURRENT_NAMES.filter((zone) => canonical(zone) !== undefined)])].sort(),
   );
   return nameList;
 }
