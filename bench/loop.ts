@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { generateText, stepCountIs, tool } from "ai";
-import { MockLanguageModelV4 } from "ai/test";
+import { MockLanguageModelV3 } from "ai/test";
 import { z } from "zod";
 import { createAgent } from "../src/agent/create-agent.js";
 import { createReplayModel, type ReplayTurn } from "../src/agent/replay-model.js";
@@ -67,7 +67,7 @@ function aiSdkRunner() {
     inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
     outputTokens: { total: 1, text: 1, reasoning: undefined },
   };
-  const model = new MockLanguageModelV4({
+  const model = new MockLanguageModelV3({
     doGenerate: async (options) => {
       const turn = options.prompt.filter((m) => m.role === "assistant").length;
       const scripted = script[turn] as ReplayTurn;
@@ -159,7 +159,7 @@ try {
   console.log(
     `loop overhead, ${STEPS}-step scripted conversation, ${TOOL_COUNT} tools, ${RUNS} runs per side after ${WARMUP} warm-up runs (median of ${BATCHES} interleaved batches)`,
   );
-  console.log(`  AI SDK generateText (MockLanguageModelV4)        ${fmt(theirs)}`);
+  console.log(`  AI SDK generateText (MockLanguageModelV3)        ${fmt(theirs)}`);
   console.log(
     `  toolbridge agent, SQLite :memory:                ${fmt(ours)}   ratio ${ratio(oursSamples).toFixed(2)}`,
   );
