@@ -1,7 +1,7 @@
 /**
  * Acceptance for BFCL schema conversion (issue 2): every function doc of the BFCL v4 files converts to a
  * JSON Schema that compiles under draft-07 and 2020-12, and every ground-truth call validates against its
- * function's schema, except the entries that ../shared/bfcl/known_issues.json lists — and those only when
+ * function's schema, except the entries that data/bfcl/known_issues.json lists — and those only when
  * they fail on the param and for the reason it gives.
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";

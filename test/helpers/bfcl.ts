@@ -1,6 +1,6 @@
 /**
- * Loader for the BFCL v4 test data in `../shared/bfcl` (relative to the repo root; override with the
- * `BFCL_DIR` environment variable). See that folder's README.md for the format.
+ * Loader for the BFCL v4 test data the repository ships in `data/bfcl` (Apache-2.0, with its LICENSE and
+ * checksums; override with the `BFCL_DIR` environment variable). See that folder's README.md for the format.
  *
  * API:
  * - `loadBfclCategory(category)` → `BfclCase[]`: each test entry joined with its possible answer (by index,
@@ -91,13 +91,13 @@ export class BfclDataMissingError extends Error {
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-/** The BFCL data folder: `$BFCL_DIR`, else `<repo root>/../shared/bfcl`. Throws when it does not exist. */
+/** The BFCL data folder: `$BFCL_DIR`, else `<repo root>/data/bfcl`. Throws when it does not exist. */
 export function bfclDataDir(): string {
-  const dir = process.env.BFCL_DIR ? resolve(process.env.BFCL_DIR) : resolve(REPO_ROOT, "../shared/bfcl");
+  const dir = process.env.BFCL_DIR ? resolve(process.env.BFCL_DIR) : resolve(REPO_ROOT, "data/bfcl");
   if (!existsSync(join(dir, "data"))) {
     throw new BfclDataMissingError(
       `BFCL test data not found at ${dir} (expected ${join(dir, "data")}). These tests need the BFCL v4 ` +
-        "files: place the shared bfcl folder next to the repo (../shared/bfcl) or set BFCL_DIR to its path.",
+        "files, which the repository ships in data/bfcl; set BFCL_DIR to use another copy.",
     );
   }
   return dir;
