@@ -51,6 +51,14 @@ export function currentLookupMode(): LookupMode | undefined {
   return lookupMode;
 }
 
+/**
+ * Tests only: run the portable `checked-path` mode on Linux to measure what other platforms get (undefined: detect
+ * again). Not exported from the package.
+ */
+export function forceLookupMode(mode: LookupMode | undefined): void {
+  lookupMode = mode;
+}
+
 /** Open a directory without following a symlink in the last component; undefined where directories cannot be opened. */
 async function openDirectoryHandle(syscallPath: string): Promise<FileHandle | undefined> {
   if (O_DIRECTORY === undefined) return undefined;
