@@ -1,6 +1,7 @@
 import { constants, existsSync, type Stats } from "node:fs";
 import { type FileHandle, lstat, open, stat } from "node:fs/promises";
 import path from "node:path";
+import { describeFsError } from "./filesystem-describe-error.js";
 import { FilesystemError } from "./filesystem-errors.js";
 import { quotePath } from "./filesystem-quote-path.js";
 import type { FilesystemRoot } from "./filesystem-root.js";
@@ -144,7 +145,7 @@ export class DirectoryHandle {
       // ELOOP: a symlink is there now; ENOTDIR: something else is. Either way not what was checked.
       if (code === "ELOOP" || code === "ENOTDIR" || code === "ENOENT")
         throw changedDuringCall(this.requested);
-      throw error;
+      throw describeFsError(error, this.requested);
     }
     if (!stats.isDirectory() || (expected && !sameIdentity(stats, expected))) {
       await handle?.close();

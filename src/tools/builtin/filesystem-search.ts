@@ -1,8 +1,7 @@
-import type { Dirent, Stats } from "node:fs";
-import { lstat } from "node:fs/promises";
+import type { Dirent } from "node:fs";
 import path from "node:path";
 import type { FilesystemRoot } from "./filesystem-confined-path.js";
-import type { DirectoryHandle, HandleScope, Identity } from "./filesystem-directory-handle.js";
+import type { DirectoryHandle, HandleScope } from "./filesystem-directory-handle.js";
 import type { GlobMatcher } from "./filesystem-glob.js";
 import { listDirectory, openFileIn, readBytes } from "./filesystem-safe-io.js";
 import { decodeText, splitLines } from "./filesystem-text.js";
@@ -100,20 +99,40 @@ async function searchContent(
   }
 }
 
-/** A directory still to search: how to reach it again from its start, one checked name at a time. */
+/** An open directory that queued subdirectories are reopened from; closed when the last of them was taken. */
+interface Base {
+  directory: DirectoryHandle;
+  users: number;
+  /** A start belongs to the caller's scope and stays open. */
+  keep: boolean;
+}
+
+/** A directory still to search: `names` below an open base, each opened from the one before without following links. */
 interface Pending {
-  start: DirectoryHandle;
+  base: Base;
   names: string[];
-  identities: Identity[];
+  /** Path relative to the start, for glob patterns. */
+  start: DirectoryHandle;
   depth: number;
 }
 
-/** Re-open a pending directory from its start, each step without following links and with the identity seen. */
+/** Directories kept open for their queued subdirectories; past this, subdirectories are reopened from further up. */
+const MAX_OPEN_BASES = 128;
+
+async function release(base: Base, open: { count: number }): Promise<void> {
+  base.users -= 1;
+  if (base.users === 0 && !base.keep) {
+    open.count -= 1;
+    await base.directory.close();
+  }
+}
+
+/** Open a pending directory from its base, one name at a time, never following a link. */
 async function reopen(options: SearchFilesOptions, pending: Pending): Promise<DirectoryHandle> {
-  let directory = pending.start;
-  for (const [index, name] of pending.names.entries()) {
-    const next = options.scope.track(await directory.openChild(name, pending.identities[index]));
-    if (directory !== pending.start) await directory.close();
+  let directory = pending.base.directory;
+  for (const name of pending.names) {
+    const next = options.scope.track(await directory.openChild(name, undefined));
+    if (directory !== pending.base.directory) await directory.close();
     directory = next;
   }
   return directory;
@@ -134,20 +153,35 @@ export async function searchFiles(options: SearchFilesOptions): Promise<SearchFi
     skippedBinaryFiles: 0,
     entriesSeen: 0,
   };
-  const queue: Pending[] = options.starts.map((start) => ({ start, names: [], identities: [], depth: 0 }));
+  const queue: Pending[] = options.starts.map((start) => ({
+    base: { directory: start, users: 1, keep: true },
+    names: [],
+    start,
+    depth: 0,
+  }));
+  const open = { count: 0 };
   const full = () => result.matches.length >= options.maxResults;
 
   while (queue.length > 0) {
     options.signal.throwIfAborted();
     const pending = queue.shift()!;
-    let directory: DirectoryHandle;
+    let directory: DirectoryHandle | undefined;
     let entries: Dirent[];
     try {
       directory = await reopen(options, pending);
       entries = await listDirectory(directory);
     } catch {
+      if (directory && directory !== pending.base.directory) await directory.close();
+      await release(pending.base, open);
       continue;
     }
+    // This directory becomes the base of its subdirectories while there is room; otherwise they reopen from its base.
+    const own: Base | undefined =
+      directory !== pending.base.directory && open.count < MAX_OPEN_BASES
+        ? { directory, users: 1, keep: false }
+        : undefined;
+    if (own) open.count += 1;
+    const current = directory;
     try {
       entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       for (const entry of entries) {
@@ -156,7 +190,7 @@ export async function searchFiles(options: SearchFilesOptions): Promise<SearchFi
           result.stoppedBecause = "max-entries";
           return result;
         }
-        const fullPath = path.join(directory.path, entry.name);
+        const fullPath = path.join(current.path, entry.name);
         const relative = path.relative(pending.start.path, fullPath).split(path.sep).join("/");
         const type = entry.isSymbolicLink() ? "symlink" : entry.isDirectory() ? "directory" : "file";
         const nameMatches = options.nameMatcher ? options.nameMatcher(relative, entry.name) : true;
@@ -164,17 +198,14 @@ export async function searchFiles(options: SearchFilesOptions): Promise<SearchFi
         if (type === "symlink") result.skippedSymlinks += 1;
         if (type === "directory") {
           if (pending.depth + 1 < options.maxDepth) {
-            const stats: Stats | undefined = await lstat(await directory.entry(entry.name)).catch(
-              () => undefined,
-            );
-            if (stats?.isDirectory()) {
-              queue.push({
-                start: pending.start,
-                names: [...pending.names, entry.name],
-                identities: [...pending.identities, stats],
-                depth: pending.depth + 1,
-              });
-            }
+            const base = own ?? pending.base;
+            base.users += 1;
+            queue.push({
+              base,
+              names: own ? [entry.name] : [...pending.names, entry.name],
+              start: pending.start,
+              depth: pending.depth + 1,
+            });
           } else result.depthLimited += 1;
         }
 
@@ -182,7 +213,7 @@ export async function searchFiles(options: SearchFilesOptions): Promise<SearchFi
         if (options.contains === undefined) {
           result.matches.push({ path: fullPath, type });
         } else if (type === "file" && entry.isFile()) {
-          for (const match of await searchContent(options, directory, entry.name, fullPath, result)) {
+          for (const match of await searchContent(options, current, entry.name, fullPath, result)) {
             if (full()) break;
             result.matches.push(match);
           }
@@ -193,7 +224,9 @@ export async function searchFiles(options: SearchFilesOptions): Promise<SearchFi
         }
       }
     } finally {
-      if (directory !== pending.start) await directory.close();
+      if (own) await release(own, open);
+      else if (current !== pending.base.directory) await current.close();
+      await release(pending.base, open);
     }
   }
   return result;
