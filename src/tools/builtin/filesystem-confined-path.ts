@@ -1,5 +1,4 @@
 import type { Stats } from "node:fs";
-import { lstat, readlink } from "node:fs/promises";
 import path from "node:path";
 import { describeFsError, errnoCode } from "./filesystem-describe-error.js";
 import {
@@ -206,7 +205,7 @@ async function walk(
     const last = queue.length === 0;
     let stats: Stats;
     try {
-      stats = await lstat(await current.entry(part.name));
+      stats = await current.lstat(part.name);
     } catch (error) {
       if (errnoCode(error) === "ENOENT")
         return { kind: "missing", dir: current, remaining: [part, ...queue] };
@@ -222,7 +221,7 @@ async function walk(
       }
       let target: string;
       try {
-        target = await readlink(await current.entry(part.name));
+        target = await current.readlink(part.name);
       } catch (error) {
         throw errnoCode(error) === "EINVAL"
           ? changedDuringCall(requested)
@@ -294,7 +293,7 @@ async function startOfRelative(
   );
   if (!named) return undefined;
   const first = scope.track(await DirectoryHandle.openRoot(roots[0]!, requested));
-  const there = await lstat(await first.entry(head)).catch((error: unknown) => {
+  const there = await first.lstat(head).catch((error: unknown) => {
     if (errnoCode(error) === "ENOENT") return undefined;
     throw describeFsError(error, requested);
   });

@@ -1,5 +1,5 @@
 import { constants, existsSync, type Stats } from "node:fs";
-import { type FileHandle, lstat, open, stat } from "node:fs/promises";
+import { type FileHandle, lstat, open, readlink, stat } from "node:fs/promises";
 import path from "node:path";
 import { describeFsError } from "./filesystem-describe-error.js";
 import { FilesystemError } from "./filesystem-errors.js";
@@ -116,6 +116,20 @@ export class DirectoryHandle {
     if (lookupMode === "proc-fd" && this.handle) return `/proc/self/fd/${this.handle.fd}`;
     await this.#recheck();
     return this.path;
+  }
+
+  /** lstat of `name` in this directory (the path mode checks the directory before and after). */
+  async lstat(name: string): Promise<Stats> {
+    const stats = await lstat(await this.entry(name));
+    await this.confirm();
+    return stats;
+  }
+
+  /** The target of the symlink `name` in this directory (the path mode checks the directory before and after). */
+  async readlink(name: string): Promise<string> {
+    const target = await readlink(await this.entry(name));
+    await this.confirm();
+    return target;
   }
 
   /** After acting through `self()`/`entry()` by path: the directory must still be the one checked. */

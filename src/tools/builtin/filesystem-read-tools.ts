@@ -1,5 +1,4 @@
 import type { Stats } from "node:fs";
-import { lstat } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool } from "../define-tool.js";
 import type { AnyToolDefinition, ToolContext } from "../tool-definition.js";
@@ -47,7 +46,7 @@ export function createReadTools(context: FilesystemToolContext): AnyToolDefiniti
       name: "list_allowed_directories",
       title: "List allowed directories",
       description:
-        "List the directories the filesystem tools may access. Relative paths resolve against the first one.",
+        "List the directories the filesystem tools may access. Relative paths resolve against the first one, or against the one whose name they start with.",
       category: "filesystem",
       annotations: READ_ONLY,
       inputSchema: z.strictObject({}),
@@ -75,7 +74,7 @@ export function createReadTools(context: FilesystemToolContext): AnyToolDefiniti
             if (entry.isDirectory()) lines.push(`[DIR]  ${entry.name}/`);
             else if (entry.isSymbolicLink()) lines.push(`[LINK] ${entry.name}`);
             else if (entry.isFile()) {
-              const stats = await lstat(await directory.entry(entry.name)).catch(() => undefined);
+              const stats = await directory.lstat(entry.name).catch(() => undefined);
               lines.push(`[FILE] ${entry.name}${stats ? ` (${formatSize(stats.size)})` : ""}`);
             } else lines.push(`[OTHER] ${entry.name}`);
           }
