@@ -22,6 +22,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -73,6 +74,7 @@ let realDirFd: number;
 let swapper: ChildProcess | undefined;
 let executor: ToolExecutor;
 let outsideBefore: string;
+let helperFailure: string | undefined;
 
 /** Names, types and content hashes of everything under `directory`. */
 function fingerprint(directory: string): string {
@@ -133,17 +135,25 @@ beforeAll(async () => {
   swapper = spawn(python!, ["-c", SWAPPER, path.join(root, "d"), path.join(root, "link")], {
     stdio: ["ignore", "pipe", "inherit"],
   });
-  await new Promise<void>((resolve, reject) => {
-    swapper!.stdout!.once("data", () => resolve());
-    swapper!.once("exit", (code) => reject(new Error(`race helper exited with ${code}`)));
+  // A filesystem without RENAME_EXCHANGE (the helper exits 3) skips the race with that reason instead of failing.
+  helperFailure = await new Promise<string | undefined>((resolve) => {
+    swapper!.stdout!.once("data", () => resolve(undefined));
+    swapper!.once("exit", (code) => resolve(`the race helper could not swap (exit ${code}), see stderr`));
   });
 });
 
-afterAll(() => {
-  swapper?.kill("SIGKILL");
+// The long run leaves tens of thousands of entries behind; removing them on a busy disk can outlast the default.
+afterAll(async () => {
+  if (swapper && swapper.exitCode === null) {
+    const exited = new Promise((resolve) => swapper!.once("exit", resolve));
+    swapper.kill("SIGKILL");
+    await exited;
+  }
   if (realDirFd !== undefined) closeSync(realDirFd);
-  if (base) rmSync(base, { recursive: true, force: true });
-});
+  const started = Date.now();
+  if (base) await rm(base, { recursive: true, force: true });
+  console.log(`filesystem-race: removed the test tree in ${Date.now() - started} ms`);
+}, 600_000);
 
 interface Counts {
   calls: number;
@@ -181,25 +191,30 @@ async function hammer(tool: string, args: (i: number) => Record<string, unknown>
 
 describe.skipIf(skipReason !== undefined)("filesystem tools against a concurrent symlink swap", () => {
   const timeout = (SECONDS * 1000 + 10_000) * 2;
+  const raceIt = (name: string, body: () => Promise<void>) =>
+    it(name, { timeout }, async (context) => {
+      if (helperFailure) return context.skip(helperFailure);
+      await body();
+    });
 
-  it("list_directory never lists outside names", { timeout }, async () => {
+  raceIt("list_directory never lists outside names", async () => {
     expect((await hammer("list_directory", () => ({ path: "d" }))).leaks).toBe(0);
   });
 
-  it("read_file never returns outside content", { timeout }, async () => {
+  raceIt("read_file never returns outside content", async () => {
     const counts = await hammer("read_file", (i) => ({ path: i % 2 ? "d/f.txt" : "d/sub/g.txt" }));
     expect(counts.leaks).toBe(0);
     expect(counts.succeeded).toBeGreaterThan(0);
   });
 
-  it("search_files never shows outside names or content", { timeout }, async () => {
+  raceIt("search_files never shows outside names or content", async () => {
     const counts = await hammer("search_files", (i) =>
       i % 2 ? { path: "d", contains: "a" } : { pattern: "**", maxDepth: 5 },
     );
     expect(counts.leaks).toBe(0);
   });
 
-  it("file_info never describes an outside file", { timeout }, async () => {
+  raceIt("file_info never describes an outside file", async () => {
     const outsideSize = Buffer.byteLength(OUTSIDE_TEXT);
     const counts = await hammer(
       "file_info",
@@ -209,7 +224,7 @@ describe.skipIf(skipReason !== undefined)("filesystem tools against a concurrent
     expect(counts.leaks).toBe(0);
   });
 
-  it("write_file never creates or changes anything outside", { timeout }, async () => {
+  raceIt("write_file never creates or changes anything outside", async () => {
     const counts = await hammer("write_file", (i) => ({
       path: i % 3 === 0 ? `d/new-${i}.txt` : i % 3 === 1 ? "d/f.txt" : `d/made-${i}/deeper.txt`,
       content: `written ${i}\n`,
@@ -217,7 +232,7 @@ describe.skipIf(skipReason !== undefined)("filesystem tools against a concurrent
     expect(counts.leaks).toBe(0);
   });
 
-  it("edit_file never changes an outside file", { timeout }, async () => {
+  raceIt("edit_file never changes an outside file", async () => {
     const counts = await hammer("edit_file", () => ({
       path: "d/f.txt",
       edits: [{ oldText: "a\n", newText: "b\n" }],
@@ -225,7 +240,7 @@ describe.skipIf(skipReason !== undefined)("filesystem tools against a concurrent
     expect(counts.leaks).toBe(0);
   });
 
-  it("move_file never moves anything out of or into the outside directory", { timeout }, async () => {
+  raceIt("move_file never moves anything out of or into the outside directory", async () => {
     const counts = await hammer("move_file", (i) => {
       if (i % 2) return { source: "d/victim.txt", destination: `pulled-${i}.txt` };
       writeFileSync(path.join(root, `push-${i}.txt`), "pushed\n");
@@ -234,7 +249,7 @@ describe.skipIf(skipReason !== undefined)("filesystem tools against a concurrent
     expect(counts.leaks).toBe(0);
   });
 
-  it("delete_file never deletes outside", { timeout }, async () => {
+  raceIt("delete_file never deletes outside", async () => {
     const counts = await hammer("delete_file", () => ({ path: "d/victim.txt" }));
     expect(counts.leaks).toBe(0);
   });
