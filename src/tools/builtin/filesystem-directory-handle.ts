@@ -104,8 +104,12 @@ export class DirectoryHandle {
     return new DirectoryHandle(root.real, root, stats, requested, true, handle);
   }
 
-  /** Where a system call finds `name` in this directory (see LookupMode). */
+  /**
+   * Where a system call finds `name` in this directory (see LookupMode). Use it before this handle is closed: a closed
+   * descriptor's number can be given to another open file.
+   */
   async entry(name: string): Promise<string> {
+    this.#assertOpen();
     if (lookupMode === "proc-fd" && this.handle) return `/proc/self/fd/${this.handle.fd}/${name}`;
     await this.#recheck();
     return path.join(this.path, name);
@@ -113,6 +117,7 @@ export class DirectoryHandle {
 
   /** Where a system call finds this directory itself (to list it). */
   async self(): Promise<string> {
+    this.#assertOpen();
     if (lookupMode === "proc-fd" && this.handle) return `/proc/self/fd/${this.handle.fd}`;
     await this.#recheck();
     return this.path;
@@ -135,6 +140,11 @@ export class DirectoryHandle {
   /** After acting through `self()`/`entry()` by path: the directory must still be the one checked. */
   async confirm(): Promise<void> {
     if (lookupMode !== "proc-fd" || !this.handle) await this.#recheck();
+  }
+
+  #assertOpen(): void {
+    // A programming error, not a model's: fail loudly rather than look a name up in whatever now has this number.
+    if (this.#closed) throw new Error(`DirectoryHandle for ${this.path} used after close`);
   }
 
   async #recheck(): Promise<void> {
