@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -8,11 +8,13 @@ import {
   prepareRoots,
   resolveConfinedPath,
 } from "./filesystem-confined-path.js";
+import { HandleScope } from "./filesystem-directory-handle.js";
 import { FilesystemError } from "./filesystem-errors.js";
 
 let base: string;
 let root: string;
 let roots: FilesystemRoot[];
+let scope: HandleScope;
 
 beforeEach(() => {
   base = mkdtempSync(path.join(tmpdir(), "tb-confine-"));
@@ -22,14 +24,16 @@ beforeEach(() => {
   writeFileSync(path.join(root, "a", "b", "file.txt"), "x");
   writeFileSync(path.join(base, "outside", "secret.txt"), "s");
   roots = prepareRoots([root]);
+  scope = new HandleScope();
 });
 
-afterEach(() => {
+afterEach(async () => {
+  await scope.close();
   rmSync(base, { recursive: true, force: true });
 });
 
 async function refusal(requested: unknown, intent: "existing" | "entry" | "create" = "existing") {
-  const error = await resolveConfinedPath(roots, requested, intent).then(
+  const error = await resolveConfinedPath(scope, roots, requested, intent).then(
     () => undefined,
     (caught: unknown) => caught,
   );
@@ -49,12 +53,14 @@ describe("isInsideDirectory", () => {
 
 describe("resolveConfinedPath", () => {
   it("resolves relative paths against the first root and absolute paths inside any root", async () => {
-    const relative = await resolveConfinedPath(roots, "a/b/file.txt", "existing");
+    const relative = await resolveConfinedPath(scope, roots, "a/b/file.txt", "existing");
     expect(relative.real).toBe(path.join(roots[0]!.real, "a", "b", "file.txt"));
     expect(relative.stats?.isFile()).toBe(true);
-    const absolute = await resolveConfinedPath(roots, path.join(root, "a"), "existing");
+    const absolute = await resolveConfinedPath(scope, roots, path.join(root, "a"), "existing");
     expect(absolute.stats?.isDirectory()).toBe(true);
-    expect((await resolveConfinedPath(roots, "a/../a/./b", "existing")).real).toBe(path.join(root, "a", "b"));
+    expect((await resolveConfinedPath(scope, roots, "a/../a/./b", "existing")).real).toBe(
+      path.join(root, "a", "b"),
+    );
   });
 
   it("refuses lexical escapes before touching the filesystem, with a message naming only the request", async () => {
@@ -71,10 +77,10 @@ describe("resolveConfinedPath", () => {
     symlinkSync(path.join(root, "a"), path.join(root, "inner-abs"));
     symlinkSync(path.join(base, "outside"), path.join(root, "out"));
     symlinkSync("../../../outside/secret.txt", path.join(root, "a", "b", "rel-out"));
-    expect((await resolveConfinedPath(roots, "inner/file.txt", "existing")).real).toBe(
+    expect((await resolveConfinedPath(scope, roots, "inner/file.txt", "existing")).real).toBe(
       path.join(root, "a", "b", "file.txt"),
     );
-    expect((await resolveConfinedPath(roots, "inner-abs/b/file.txt", "existing")).real).toBe(
+    expect((await resolveConfinedPath(scope, roots, "inner-abs/b/file.txt", "existing")).real).toBe(
       path.join(root, "a", "b", "file.txt"),
     );
     for (const hostile of ["out", "out/secret.txt", "a/b/rel-out"]) {
@@ -88,7 +94,7 @@ describe("resolveConfinedPath", () => {
   it("resolves `..` after a symlink from the link's real target, as the kernel does", async () => {
     // inner → a/b, so inner/../b is a/b (not root/b): the walk must not collapse `..` lexically inside link targets.
     symlinkSync("a/b/../b", path.join(root, "inner"));
-    expect((await resolveConfinedPath(roots, "inner/file.txt", "existing")).real).toBe(
+    expect((await resolveConfinedPath(scope, roots, "inner/file.txt", "existing")).real).toBe(
       path.join(root, "a", "b", "file.txt"),
     );
   });
@@ -109,20 +115,19 @@ describe("resolveConfinedPath", () => {
     expect((await refusal(42)).code).toBe("invalid-path");
     // Literal names: "%2e%2e" and "．．" are directories called that, so the result stays inside the root.
     for (const literal of ["%2e%2e/outside/secret.txt", "．．/outside/secret.txt", "..\\outside"]) {
-      const created = await resolveConfinedPath(roots, literal, "create");
+      const created = await resolveConfinedPath(scope, roots, literal, "create");
       expect(isInsideDirectory(created.real, roots[0]!.real)).toBe(true);
       expect(created.exists).toBe(false);
     }
   });
 
   it("create: resolves the deepest existing ancestor and lists the parents to make", async () => {
-    const target = await resolveConfinedPath(roots, "a/new/deeper/file.txt", "create");
+    const target = await resolveConfinedPath(scope, roots, "a/new/deeper/file.txt", "create");
     expect(target.exists).toBe(false);
     expect(target.real).toBe(path.join(root, "a", "new", "deeper", "file.txt"));
-    expect(target.missingParents).toEqual([
-      path.join(root, "a", "new"),
-      path.join(root, "a", "new", "deeper"),
-    ]);
+    expect(target.missingParents).toEqual(["new", "deeper"]);
+    expect(target.parent.path).toBe(path.join(roots[0]!.real, "a"));
+    expect(target.name).toBe("file.txt");
   });
 
   it("create: refuses to go through a dangling symlink, even one pointing inside", async () => {
@@ -135,7 +140,7 @@ describe("resolveConfinedPath", () => {
   it("entry: acts on the link itself, refuses roots and links that point out", async () => {
     symlinkSync("a/b/file.txt", path.join(root, "link"));
     symlinkSync(path.join(base, "outside"), path.join(root, "out"));
-    const entry = await resolveConfinedPath(roots, "link", "entry");
+    const entry = await resolveConfinedPath(scope, roots, "link", "entry");
     expect(entry.isSymlink).toBe(true);
     expect(entry.real).toBe(path.join(root, "link"));
     expect((await refusal(".", "entry")).message).toMatch(/allowed directory itself/);
@@ -147,10 +152,55 @@ describe("resolveConfinedPath", () => {
     symlinkSync(root, path.join(base, "root-link"));
     const viaLink = prepareRoots([path.join(base, "root-link")]);
     const target = await resolveConfinedPath(
+      scope,
       viaLink,
       path.join(base, "root-link", "a", "b", "file.txt"),
       "existing",
     );
     expect(target.real).toBe(path.join(viaLink[0]!.real, "a", "b", "file.txt"));
+  });
+
+  it("starts a relative path at the root it names (`notes/b.txt` with root ./notes), unless the first root has that entry", async () => {
+    const notes = path.join(base, "notes");
+    mkdirSync(notes);
+    writeFileSync(path.join(notes, "b.txt"), "b");
+    const both = prepareRoots([root, notes]);
+    expect((await resolveConfinedPath(scope, both, "notes/b.txt", "existing")).real).toBe(
+      path.join(both[1]!.real, "b.txt"),
+    );
+    // A single root named notes: "notes/b.txt" is its b.txt, not notes/notes/b.txt.
+    const alone = prepareRoots([notes]);
+    expect((await resolveConfinedPath(scope, alone, "notes/b.txt", "existing")).real).toBe(
+      path.join(alone[0]!.real, "b.txt"),
+    );
+    expect((await resolveConfinedPath(scope, alone, "notes/new.txt", "create")).real).toBe(
+      path.join(alone[0]!.real, "new.txt"),
+    );
+    // An entry of that name in the first root wins, as it always did.
+    mkdirSync(path.join(notes, "notes"));
+    writeFileSync(path.join(notes, "notes", "b.txt"), "inner");
+    expect((await resolveConfinedPath(scope, alone, "notes/b.txt", "existing")).real).toBe(
+      path.join(alone[0]!.real, "notes", "b.txt"),
+    );
+  });
+
+  it("walks `..` on open directories: back through where it came from, never out of a root", async () => {
+    expect((await resolveConfinedPath(scope, roots, "a/b/../../a/b/file.txt", "existing")).real).toBe(
+      path.join(roots[0]!.real, "a", "b", "file.txt"),
+    );
+    expect((await refusal("a/../..")).code).toBe("outside-roots");
+    // A nested root's parent is usable when it lies in an enclosing root.
+    const nested = prepareRoots([path.join(root, "a"), root]);
+    expect((await resolveConfinedPath(scope, nested, path.join(root, "a", ".."), "existing")).real).toBe(
+      nested[1]!.real,
+    );
+  });
+
+  it("refuses a root that was replaced after the tools were created", async () => {
+    renameSync(root, `${root}-old`);
+    mkdirSync(root);
+    const error = await refusal(".");
+    expect(error.code).toBe("changed-during-call");
+    expect(error.message).toMatch(/was replaced or moved/);
   });
 });

@@ -1,15 +1,31 @@
-import { realpathSync, type Stats, statSync } from "node:fs";
-import { lstat, readlink, realpath } from "node:fs/promises";
+import type { Stats } from "node:fs";
 import path from "node:path";
-import { FilesystemConfigError, FilesystemError } from "./filesystem-errors.js";
+import { describeFsError, errnoCode } from "./filesystem-describe-error.js";
+import {
+  changedDuringCall,
+  DirectoryHandle,
+  type HandleScope,
+  type Identity,
+} from "./filesystem-directory-handle.js";
+import { FilesystemError } from "./filesystem-errors.js";
+import { quotePath } from "./filesystem-quote-path.js";
 
-/** An allowed directory. Containment is always decided on `real`; `configured` only helps recognise absolute paths. */
-export interface FilesystemRoot {
-  /** The root as configured, made absolute (it may contain symlinks, e.g. macOS `/tmp`). */
-  readonly configured: string;
-  /** Its real path, taken once at creation. */
-  readonly real: string;
-}
+import {
+  CONTROL_CHARS,
+  type FilesystemRoot,
+  findContainingRoot,
+  isInsideDirectory,
+} from "./filesystem-root.js";
+
+export { describeFsError } from "./filesystem-describe-error.js";
+export { changedDuringCall } from "./filesystem-directory-handle.js";
+export { quotePath } from "./filesystem-quote-path.js";
+export {
+  type FilesystemRoot,
+  findContainingRoot,
+  isInsideDirectory,
+  prepareRoots,
+} from "./filesystem-root.js";
 
 /**
  * - `existing`: the target must exist; symlinks are followed (inside the roots) to the real file or directory.
@@ -20,19 +36,27 @@ export interface FilesystemRoot {
  */
 export type PathIntent = "existing" | "entry" | "create";
 
+/**
+ * A resolved path: an open, checked directory (`parent`) and the name of the target in it. Everything done with it
+ * goes through `parent`, never through `real` again, so what was checked is what is used.
+ */
 export interface ConfinedPath {
   /** What the model asked for, verbatim. */
   readonly requested: string;
-  /** Absolute path with no symlink in any component (for `entry`: the real parent plus the entry's own name). */
+  /** Where the target is, with no symlink in any component (for `entry`: the parent's path plus the entry's name). */
   readonly real: string;
   /** The root that contains `real`. */
   readonly root: FilesystemRoot;
   readonly exists: boolean;
-  /** lstat of `real` when it exists. */
+  /** lstat of the target when it exists (fstat of `parent` when the target is that directory itself). */
   readonly stats: Stats | undefined;
   /** `entry` only: the entry itself is a symbolic link (its target was checked to be inside the roots). */
   readonly isSymlink: boolean;
-  /** `create` only: directories (outermost first) that do not exist yet between the deepest ancestor and `real`. */
+  /** The open directory holding the target, or the target itself when `name` is undefined (a root, `x/..`). */
+  readonly parent: DirectoryHandle;
+  /** The target's name in `parent` (for `create` when missing: the name to create in the last missing parent). */
+  readonly name: string | undefined;
+  /** `create` only: names of directories to make below `parent`, outermost first, before `name`. */
   readonly missingParents: readonly string[];
 }
 
@@ -41,73 +65,6 @@ const MAX_SYMLINKS = 40;
 /** Common PATH_MAX / NAME_MAX. Checked up front so a huge name fails with a clear message, not a syscall error. */
 const MAX_PATH_BYTES = 4095;
 const MAX_NAME_BYTES = 255;
-// C0 and C1 controls and DEL: never part of a name a model should be sending, and NUL truncates paths in C code.
-const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
-
-/** Show a requested path in a message: quoted, escaped and short. */
-export function quotePath(requested: string): string {
-  const shown =
-    requested.length > 160 ? `${requested.slice(0, 100)}…(${requested.length} characters)` : requested;
-  return JSON.stringify(shown);
-}
-
-/** `candidate` is `directory` or below it. Compares whole components, so `/root-evil` is not inside `/root`. */
-export function isInsideDirectory(candidate: string, directory: string): boolean {
-  if (candidate === directory) return true;
-  const prefix = directory.endsWith(path.sep) ? directory : directory + path.sep;
-  return candidate.startsWith(prefix);
-}
-
-/** The innermost root whose real path contains `real`, if any. */
-export function findContainingRoot(
-  roots: readonly FilesystemRoot[],
-  real: string,
-): FilesystemRoot | undefined {
-  let best: FilesystemRoot | undefined;
-  for (const root of roots) {
-    if (isInsideDirectory(real, root.real) && (!best || root.real.length > best.real.length)) best = root;
-  }
-  return best;
-}
-
-/** Realpath the configured roots once. A root that is missing or not a directory is a configuration error. */
-export function prepareRoots(roots: readonly string[]): FilesystemRoot[] {
-  if (!Array.isArray(roots) || roots.length === 0) {
-    throw new FilesystemConfigError(
-      'filesystem.roots must list at least one directory, e.g. {"filesystem": {"roots": ["./workspace"]}}.',
-    );
-  }
-  const prepared: FilesystemRoot[] = [];
-  for (const root of roots) {
-    if (typeof root !== "string" || root.length === 0 || CONTROL_CHARS.test(root)) {
-      throw new FilesystemConfigError(
-        `filesystem.roots entries must be non-empty directory paths without control characters; got ${JSON.stringify(root)}.`,
-      );
-    }
-    const configured = path.resolve(root);
-    let real: string;
-    try {
-      real = realpathSync.native(configured);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      const why = code === "ENOENT" ? "does not exist" : `cannot be opened (${code ?? "unknown error"})`;
-      throw new FilesystemConfigError(
-        `Filesystem root ${JSON.stringify(root)} ${why}; create it or remove it from filesystem.roots.`,
-      );
-    }
-    if (!statSync(real).isDirectory()) {
-      throw new FilesystemConfigError(
-        `Filesystem root ${JSON.stringify(root)} is not a directory; filesystem.roots must list directories.`,
-      );
-    }
-    if (!prepared.some((existing) => existing.real === real)) prepared.push({ configured, real });
-  }
-  return prepared;
-}
-
-function errnoCode(error: unknown): string | undefined {
-  return typeof error === "object" && error !== null ? (error as NodeJS.ErrnoException).code : undefined;
-}
 
 function outsideRoots(
   requested: string,
@@ -120,57 +77,6 @@ function outsideRoots(
     `Access denied: ${quotePath(requested)} ${how} the allowed directories (${roots.map((r) => r.real).join(", ")}). ` +
       "Use a path inside one of them; list_allowed_directories shows them.",
   );
-}
-
-/**
- * Turn an error from a filesystem call into a FilesystemError that names only the requested path: the raw message
- * would carry the syscall's own path, which after symlink expansion may be one the model must not learn.
- */
-export function describeFsError(error: unknown, requested: string): FilesystemError {
-  if (error instanceof FilesystemError) return error;
-  const shown = quotePath(requested);
-  switch (errnoCode(error)) {
-    case "ENOENT":
-      return new FilesystemError("not-found", `${shown} does not exist. Check the name with list_directory.`);
-    case "EEXIST":
-    case "ENOTEMPTY":
-      return new FilesystemError(
-        "already-exists",
-        `${shown} already exists (or is a directory that is not empty).`,
-      );
-    case "ENOTDIR":
-      return new FilesystemError("not-a-directory", `A component of ${shown} is not a directory.`);
-    case "EISDIR":
-      return new FilesystemError("not-a-file", `${shown} is a directory, not a file.`);
-    case "ELOOP":
-      return new FilesystemError(
-        "symlink-loop",
-        `${shown} goes through a symbolic link loop (or a symbolic link appeared where none may be); nothing was done.`,
-      );
-    case "ENAMETOOLONG":
-      return new FilesystemError(
-        "name-too-long",
-        `${shown} is too long for the filesystem; use a shorter name.`,
-      );
-    case "EACCES":
-    case "EPERM":
-      return new FilesystemError("permission-denied", `Permission denied for ${shown}.`);
-    case "EXDEV":
-      return new FilesystemError(
-        "io-error",
-        `${shown} cannot be moved across filesystems (different roots or mounts); copy it with read_file and write_file instead.`,
-      );
-    case "EINVAL":
-      return new FilesystemError(
-        "invalid-path",
-        `${shown} cannot be used here (for example, a directory moved into itself).`,
-      );
-    default:
-      return new FilesystemError(
-        "io-error",
-        `The filesystem refused ${shown} (${errnoCode(error) ?? "unknown error"}).`,
-      );
-  }
 }
 
 /** Reject what can never be a sensible path before anything touches the filesystem. Nothing is ever decoded. */
@@ -248,47 +154,64 @@ function matchRootPrefix(
 }
 
 type WalkResult =
-  | { exists: true; real: string; root: FilesystemRoot; stats: Stats }
-  | { exists: false; ancestor: string; root: FilesystemRoot; remaining: Part[] };
+  /** Ended on a name in `dir` (lstat: a symlink only as the last component with followLast false). */
+  | { kind: "entry"; dir: DirectoryHandle; name: string; stats: Stats }
+  /** Ended on a directory itself: a root, or a path ending in `.` or `..`. */
+  | { kind: "directory"; dir: DirectoryHandle }
+  /** `remaining[0]` does not exist in `dir`. */
+  | { kind: "missing"; dir: DirectoryHandle; remaining: Part[] };
 
 /**
- * Resolve component by component from a root, like the kernel does, but check every step: a `..` or a symlink
- * target that leaves the roots is refused before anything outside is even looked at (so errors cannot reveal what
- * exists there), and a chain of more than MAX_SYMLINKS links is reported as a loop instead of spinning.
+ * Resolve component by component from an opened root, like the kernel does, acting only on open directories: each
+ * name is looked at relative to the directory handle it is in, each directory is opened without following a link
+ * and must be the one just looked at (dev+ino), `..` is the opened parent (never lexical), and a symlink is read
+ * and followed only if its target stays in the roots. A `..` or link target that leaves the roots is refused before
+ * anything outside is looked at, and more than MAX_SYMLINKS links is reported as a loop.
  */
 async function walk(
+  scope: HandleScope,
   roots: readonly FilesystemRoot[],
   start: FilesystemRoot,
   parts: readonly Part[],
   requested: string,
+  followLast: boolean,
 ): Promise<WalkResult> {
-  let current = start.real;
-  let currentRoot = start;
-  let stats: Stats | undefined;
+  let current = scope.track(await DirectoryHandle.openRoot(start, requested));
+  /** The directories `current` was reached through, nearest last: what `..` must lead back to. */
+  let ancestors: { identity: Identity; path: string }[] = [];
   const queue = [...parts];
   let followed = 0;
+  const restartAt = async (root: FilesystemRoot) => {
+    current = scope.track(await DirectoryHandle.openRoot(root, requested));
+    ancestors = [];
+  };
   while (queue.length > 0) {
     const part = queue.shift()!;
     if (part.name === ".") continue;
     if (part.name === "..") {
-      const parent = path.dirname(current);
-      const root = findContainingRoot(roots, parent);
-      if (!root) throw outsideRoots(requested, roots, part.fromLink);
-      current = parent;
-      currentRoot = root;
-      stats = undefined;
+      const parent = ancestors.pop();
+      if (parent) {
+        current = scope.track(await current.openParent(parent));
+        continue;
+      }
+      // At a root: its parent may only be used if it lies inside another (enclosing) root.
+      const above = path.dirname(current.path);
+      const enclosing = above === current.path ? undefined : findContainingRoot(roots, above);
+      if (!enclosing) throw outsideRoots(requested, roots, part.fromLink);
+      await restartAt(enclosing);
+      queue.unshift(...splitNames(path.relative(enclosing.real, above), part.fromLink));
       continue;
     }
-    const next = path.join(current, part.name);
-    let entry: Stats;
+    const last = queue.length === 0;
+    let stats: Stats;
     try {
-      entry = await lstat(next);
+      stats = await current.lstat(part.name);
     } catch (error) {
       if (errnoCode(error) === "ENOENT")
-        return { exists: false, ancestor: current, root: currentRoot, remaining: [part, ...queue] };
+        return { kind: "missing", dir: current, remaining: [part, ...queue] };
       throw describeFsError(error, requested);
     }
-    if (entry.isSymbolicLink()) {
+    if (stats.isSymbolicLink() && (!last || followLast)) {
       followed += 1;
       if (followed > MAX_SYMLINKS) {
         throw new FilesystemError(
@@ -298,46 +221,40 @@ async function walk(
       }
       let target: string;
       try {
-        target = await readlink(next);
+        target = await current.readlink(part.name);
       } catch (error) {
-        throw describeFsError(error, requested);
+        throw errnoCode(error) === "EINVAL"
+          ? changedDuringCall(requested)
+          : describeFsError(error, requested);
       }
       if (path.isAbsolute(target)) {
         const match = matchRootPrefix(roots, target);
         if (!match) throw outsideRoots(requested, roots, true);
-        current = match.root.real;
-        currentRoot = match.root;
-        stats = undefined;
+        await restartAt(match.root);
         queue.unshift(...match.rest.map((name) => ({ name, fromLink: true })));
       } else {
         queue.unshift(...splitNames(target, true));
       }
       continue;
     }
-    if (queue.length > 0 && !entry.isDirectory()) {
+    if (last) return { kind: "entry", dir: current, name: part.name, stats };
+    if (!stats.isDirectory()) {
       throw new FilesystemError(
         "not-a-directory",
         `A component of ${quotePath(requested)} is not a directory.`,
       );
     }
-    current = next;
-    stats = entry;
+    ancestors.push({ identity: current.stats, path: current.path });
+    current = scope.track(await current.openChild(part.name, stats));
   }
-  if (!stats) {
-    try {
-      stats = await lstat(current);
-    } catch (error) {
-      throw describeFsError(error, requested);
-    }
-  }
-  return { exists: true, real: current, root: currentRoot, stats };
+  return { kind: "directory", dir: current };
 }
 
 /** Make the request absolute (relative → first root) and check it is lexically inside a root before any syscall. */
 function locate(
   roots: readonly FilesystemRoot[],
   requested: unknown,
-): { requested: string; absolute: string; root: FilesystemRoot; parts: Part[] } {
+): { requested: string; absolute: string; root: FilesystemRoot; parts: Part[]; relative: boolean } {
   checkRequestedPath(requested);
   const first = roots[0];
   if (!first) throw new FilesystemError("outside-roots", "No directories are allowed.");
@@ -355,77 +272,100 @@ function locate(
     absolute,
     root: best.root,
     parts: splitNames(path.relative(best.form, absolute), false),
+    relative: !path.isAbsolute(requested),
   };
 }
 
-/** The real path must still be inside after the walk; catches a root or parent swapped for a symlink meanwhile. */
-async function crossCheck(roots: readonly FilesystemRoot[], real: string, requested: string): Promise<void> {
-  let again: string;
-  try {
-    again = await realpath(real);
-  } catch (error) {
+/**
+ * A relative path starting with an allowed directory's own name (`notes/b.txt` with the root `./notes`) means that
+ * directory, unless the first root really holds an entry of that name (then that entry wins, as it always did).
+ */
+async function startOfRelative(
+  scope: HandleScope,
+  roots: readonly FilesystemRoot[],
+  requested: string,
+): Promise<{ root: FilesystemRoot; parts: Part[] } | undefined> {
+  const parts = splitNames(requested, false);
+  const head = parts[0]?.name;
+  if (head === undefined || head === "." || head === "..") return undefined;
+  const named = roots.find(
+    (root) => path.basename(root.configured) === head || path.basename(root.real) === head,
+  );
+  if (!named) return undefined;
+  const first = scope.track(await DirectoryHandle.openRoot(roots[0]!, requested));
+  const there = await first.lstat(head).catch((error: unknown) => {
+    if (errnoCode(error) === "ENOENT") return undefined;
     throw describeFsError(error, requested);
-  }
-  if (!findContainingRoot(roots, again)) throw changedDuringCall(requested);
+  });
+  return there ? undefined : { root: named, parts: parts.slice(1) };
 }
 
-export function changedDuringCall(requested: string): FilesystemError {
-  return new FilesystemError(
-    "changed-during-call",
-    `${quotePath(requested)} changed while the call ran (a directory or file was replaced, possibly by a symbolic link); nothing was done. Try again.`,
-  );
+function resolved(
+  requested: string,
+  dir: DirectoryHandle,
+  name: string | undefined,
+  stats: Stats | undefined,
+  extra: Partial<Pick<ConfinedPath, "isSymlink" | "missingParents" | "real">> = {},
+): ConfinedPath {
+  return {
+    requested,
+    real: name === undefined ? dir.path : path.join(dir.path, name),
+    root: dir.root,
+    exists: stats !== undefined,
+    stats,
+    isSymlink: false,
+    parent: dir,
+    name,
+    missingParents: [],
+    ...extra,
+  };
 }
 
 /**
- * Resolve a path the model sent to a real path inside the allowed roots, or throw a FilesystemError. Never decodes
- * anything (`%2e%2e` and `．．` are literal names), never looks outside the roots, never follows a symlink out.
+ * Resolve a path the model sent to an open directory and a name inside the allowed roots, or throw a FilesystemError.
+ * Never decodes anything (`%2e%2e` and `．．` are literal names), never looks outside the roots, never follows a
+ * symlink out. The directories it opens belong to `scope` and stay valid until the scope is closed.
  */
 export async function resolveConfinedPath(
+  scope: HandleScope,
   roots: readonly FilesystemRoot[],
   requestedPath: unknown,
   intent: PathIntent,
 ): Promise<ConfinedPath> {
-  const { requested, absolute, root, parts } = locate(roots, requestedPath);
+  const located = locate(roots, requestedPath);
+  const { requested, absolute } = located;
+  let { root, parts } = located;
+  if (located.relative) {
+    const start = await startOfRelative(scope, roots, requested);
+    if (start) ({ root, parts } = start);
+  }
 
   if (intent === "entry") {
-    if (roots.some((r) => r.real === absolute || r.configured === absolute) || parts.length === 0) {
+    const named = parts.filter((part) => part.name !== ".");
+    if (roots.some((r) => r.real === absolute || r.configured === absolute) || named.length === 0) {
       throw new FilesystemError(
         "invalid-path",
         `${quotePath(requested)} is an allowed directory itself; it cannot be moved or deleted.`,
       );
     }
-    const parent = await walk(roots, root, parts.slice(0, -1), requested);
-    if (!parent.exists) throw describeFsError({ code: "ENOENT" }, requested);
-    if (!parent.stats.isDirectory()) throw describeFsError({ code: "ENOTDIR" }, requested);
-    const name = parts[parts.length - 1]!.name;
-    const real = path.join(parent.real, name);
-    let stats: Stats;
-    try {
-      stats = await lstat(real);
-    } catch (error) {
-      throw describeFsError(error, requested);
+    if (named[named.length - 1]!.name === "..") {
+      throw new FilesystemError(
+        "invalid-path",
+        `${quotePath(requested)} ends in ".."; name the file or directory itself.`,
+      );
     }
-    const isSymlink = stats.isSymbolicLink();
+    const walked = await walk(scope, roots, root, named, requested, false);
+    if (walked.kind !== "entry") throw describeFsError({ code: "ENOENT" }, requested);
+    const isSymlink = walked.stats.isSymbolicLink();
     // The link itself is inside, but one pointing out is refused anyway: moving it elsewhere could change where a
     // relative target lands, and "no symlink out of the roots is ever acted on" is the simpler rule to trust.
-    if (isSymlink) await walk(roots, root, parts, requested);
-    await crossCheck(roots, parent.real, requested);
-    return { requested, real, root: parent.root, exists: true, stats, isSymlink, missingParents: [] };
+    if (isSymlink) await walk(scope, roots, root, named, requested, true);
+    return resolved(requested, walked.dir, walked.name, walked.stats, { isSymlink });
   }
 
-  const walked = await walk(roots, root, parts, requested);
-  if (walked.exists) {
-    await crossCheck(roots, walked.real, requested);
-    return {
-      requested,
-      real: walked.real,
-      root: walked.root,
-      exists: true,
-      stats: walked.stats,
-      isSymlink: false,
-      missingParents: [],
-    };
-  }
+  const walked = await walk(scope, roots, root, parts, requested, true);
+  if (walked.kind === "entry") return resolved(requested, walked.dir, walked.name, walked.stats);
+  if (walked.kind === "directory") return resolved(requested, walked.dir, undefined, walked.dir.stats);
   if (intent === "existing") throw describeFsError({ code: "ENOENT" }, requested);
 
   if (walked.remaining.some((part) => part.fromLink || part.name === "." || part.name === "..")) {
@@ -434,21 +374,10 @@ export async function resolveConfinedPath(
       `${quotePath(requested)} goes through a symbolic link whose target does not exist; refusing to create anything through it.`,
     );
   }
-  const missingParents: string[] = [];
-  let cursor = walked.ancestor;
-  for (const part of walked.remaining.slice(0, -1)) {
-    cursor = path.join(cursor, part.name);
-    missingParents.push(cursor);
-  }
-  const last = walked.remaining[walked.remaining.length - 1]!;
-  await crossCheck(roots, walked.ancestor, requested);
-  return {
-    requested,
-    real: path.join(cursor, last.name),
-    root: walked.root,
-    exists: false,
-    stats: undefined,
-    isSymlink: false,
-    missingParents,
-  };
+  const names = walked.remaining.map((part) => part.name);
+  const last = names[names.length - 1]!;
+  return resolved(requested, walked.dir, last, undefined, {
+    missingParents: names.slice(0, -1),
+    real: path.join(walked.dir.path, ...names),
+  });
 }

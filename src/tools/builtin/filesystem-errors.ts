@@ -2,6 +2,8 @@ import { ToolbridgeError } from "../errors.js";
 
 /** Why a filesystem request was refused or failed; stable for callers that branch on it. */
 export type FilesystemErrorCode =
+  /** The arguments contradict each other or are out of range (e.g. head with tail); the path was not looked at. */
+  | "invalid-argument"
   | "invalid-path"
   | "outside-roots"
   | "not-found"

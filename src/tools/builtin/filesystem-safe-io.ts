@@ -1,46 +1,38 @@
 import { constants, type Dirent, type Stats } from "node:fs";
-import { type FileHandle, lstat, mkdir, open, readdir, realpath, stat } from "node:fs/promises";
+import { type FileHandle, mkdir, open, readdir } from "node:fs/promises";
+import { type ConfinedPath, describeFsError, quotePath } from "./filesystem-confined-path.js";
 import {
-  type ConfinedPath,
   changedDuringCall,
-  describeFsError,
-  type FilesystemRoot,
-  findContainingRoot,
-  quotePath,
-} from "./filesystem-confined-path.js";
+  type DirectoryHandle,
+  type HandleScope,
+  sameIdentity,
+} from "./filesystem-directory-handle.js";
 import { FilesystemError } from "./filesystem-errors.js";
 
-// Absent on Windows; there the realpath + inode re-check below is what narrows the race.
+// Absent on Windows; there the dev+ino re-check below is what narrows the race.
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
-
-/**
- * After opening, the path must still resolve inside the roots and to the very inode we hold. Node has no openat(),
- * so a parent swapped for a symlink between resolution and open cannot be prevented outright; this check makes the
- * call refuse instead of using what it opened.
- */
-async function assertSameInode(
-  roots: readonly FilesystemRoot[],
-  real: string,
-  held: Stats,
-  requested: string,
-): Promise<void> {
-  let again: string;
-  let now: Stats;
-  try {
-    again = await realpath(real);
-    now = await stat(again);
-  } catch {
-    throw changedDuringCall(requested);
-  }
-  if (!findContainingRoot(roots, again) || now.ino !== held.ino || now.dev !== held.dev) {
-    throw changedDuringCall(requested);
-  }
-}
 
 function notAFile(requested: string, stats: Stats): FilesystemError {
   const hint = stats.isDirectory() ? " (it is a directory; use list_directory)" : "";
   return new FilesystemError("not-a-file", `${quotePath(requested)} is not a regular file${hint}.`);
+}
+
+/**
+ * A file with more than one name can be reached through a name inside the roots while another name is outside (a
+ * hard link made to a file elsewhere), so reads and writes of such files are refused alike.
+ */
+export function refuseHardLinked(requested: string, stats: Stats, mode: "read" | "write"): void {
+  if (stats.isFile() && stats.nlink > 1) {
+    const why =
+      mode === "write"
+        ? "writing it would also change the other names"
+        : "another name of the same file may be outside the allowed directories";
+    throw new FilesystemError(
+      "hard-linked",
+      `${quotePath(requested)} has ${stats.nlink} hard links, and ${why}, so it is refused. ${mode === "write" ? "Delete it and write a new file instead." : "Copy it to a file of its own to read it."}`,
+    );
+  }
 }
 
 export interface OpenedFile {
@@ -49,35 +41,38 @@ export interface OpenedFile {
 }
 
 /**
- * Open a resolved regular file. O_NOFOLLOW makes the open fail if the final component became a symlink since it was
- * resolved; then the inode is re-checked. `write` opens read-write, creating the file when `create` is set, and never
- * truncates before the checks pass.
+ * Open `name` in a checked directory without following a symlink, and check it is a regular file with one link
+ * (and, with `expected`, the very file that was looked at). `write` opens read-write, creating the file when
+ * `create` is set, and never truncates before the checks pass.
  */
-export async function openConfinedFile(
-  roots: readonly FilesystemRoot[],
-  target: ConfinedPath,
-  mode: "read" | "write",
-  create = false,
+export async function openFileIn(
+  directory: DirectoryHandle,
+  name: string,
+  requested: string,
+  options: { mode: "read" | "write"; create?: boolean; expected?: Stats },
 ): Promise<OpenedFile> {
-  if (target.stats && !target.stats.isFile()) throw notAFile(target.requested, target.stats);
-  // O_NONBLOCK: should a FIFO be swapped in after the check above, open() returns instead of blocking a pool thread.
+  // O_NONBLOCK: should a FIFO be swapped in after a check, open() returns instead of blocking a pool thread.
   const flags =
-    (mode === "read" ? constants.O_RDONLY : constants.O_RDWR | (create ? constants.O_CREAT : 0)) |
+    (options.mode === "read"
+      ? constants.O_RDONLY
+      : constants.O_RDWR | (options.create ? constants.O_CREAT : 0)) |
     O_NOFOLLOW |
     O_NONBLOCK;
   let handle: FileHandle;
   try {
-    handle = await open(target.real, flags, 0o666);
+    handle = await open(await directory.entry(name), flags, 0o666);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    // The resolved path had no symlink in it, so ELOOP here means one was swapped in.
-    if (code === "ELOOP" || code === "EMLINK") throw changedDuringCall(target.requested);
-    throw describeFsError(error, target.requested);
+    // The name was looked at and was no symlink, so ELOOP here means one was swapped in.
+    if (code === "ELOOP" || code === "EMLINK") throw changedDuringCall(requested);
+    throw describeFsError(error, requested);
   }
   try {
     const stats = await handle.stat();
-    await assertSameInode(roots, target.real, stats, target.requested);
-    if (!stats.isFile()) throw notAFile(target.requested, stats);
+    if (options.expected && !sameIdentity(stats, options.expected)) throw changedDuringCall(requested);
+    if (!stats.isFile()) throw notAFile(requested, stats);
+    refuseHardLinked(requested, stats, options.mode);
+    await directory.confirm();
     return { handle, stats };
   } catch (error) {
     await handle.close();
@@ -85,42 +80,67 @@ export async function openConfinedFile(
   }
 }
 
-/** Read a resolved directory, then confirm it is still the directory that was resolved (same inode, inside). */
-export async function readConfinedDirectory(
-  roots: readonly FilesystemRoot[],
+/** Open a resolved regular file (see openFileIn). For a `create` target, make its missing parents first. */
+export async function openConfinedFile(
+  scope: HandleScope,
   target: ConfinedPath,
-): Promise<Dirent[]> {
-  const before = target.stats;
-  if (!before?.isDirectory()) {
+  mode: "read" | "write",
+  create = false,
+): Promise<OpenedFile> {
+  if (target.name === undefined || (target.stats && !target.stats.isFile())) {
+    throw notAFile(target.requested, target.stats ?? target.parent.stats);
+  }
+  const directory = create ? await createMissingParents(scope, target) : target.parent;
+  return await openFileIn(directory, target.name, target.requested, {
+    mode,
+    create,
+    ...(target.stats ? { expected: target.stats } : {}),
+  });
+}
+
+/** The resolved directory itself, opened (a root or `x/..` already is; otherwise its name is opened, no link followed). */
+export async function openConfinedDirectory(
+  scope: HandleScope,
+  target: ConfinedPath,
+): Promise<DirectoryHandle> {
+  if (!target.stats?.isDirectory()) {
     throw new FilesystemError("not-a-directory", `${quotePath(target.requested)} is not a directory.`);
   }
+  if (target.name === undefined) return target.parent;
+  return scope.track(await target.parent.openChild(target.name, target.stats));
+}
+
+/** List an open directory (through its handle where the platform allows, see DirectoryHandle). */
+export async function listDirectory(directory: DirectoryHandle): Promise<Dirent[]> {
   let entries: Dirent[];
   try {
-    entries = await readdir(target.real, { withFileTypes: true });
+    entries = await readdir(await directory.self(), { withFileTypes: true });
   } catch (error) {
-    throw describeFsError(error, target.requested);
+    throw describeFsError(error, directory.requested);
   }
-  await assertSameInode(roots, target.real, before, target.requested);
+  await directory.confirm();
   return entries;
 }
 
-/** Create the missing parents of a `create` target one level at a time, checking each one lands inside. */
+/**
+ * Create the missing parents of a `create` target one level at a time, each inside the one before (opened without
+ * following links), and return the directory the target's name belongs in.
+ */
 export async function createMissingParents(
-  roots: readonly FilesystemRoot[],
+  scope: HandleScope,
   target: ConfinedPath,
-): Promise<void> {
-  for (const directory of target.missingParents) {
+): Promise<DirectoryHandle> {
+  let directory = target.parent;
+  for (const name of target.missingParents) {
     try {
-      await mkdir(directory);
+      await mkdir(await directory.entry(name));
     } catch (error) {
+      // Appeared meanwhile: openChild accepts it only as a real directory, never as a symlink.
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw describeFsError(error, target.requested);
-      // Appeared meanwhile: acceptable only as a real directory, never as a symlink.
-      const existing = await lstat(directory).catch(() => undefined);
-      if (!existing?.isDirectory()) throw changedDuringCall(target.requested);
     }
-    const real = await realpath(directory).catch(() => undefined);
-    if (real !== directory || !findContainingRoot(roots, real)) throw changedDuringCall(target.requested);
+    directory = scope.track(await directory.openChild(name, undefined));
   }
+  return directory;
 }
 
 /** Read up to `limit` bytes from the start (or from `position`) of an open file. */

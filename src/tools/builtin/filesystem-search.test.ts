@@ -3,12 +3,15 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FilesystemRoot, prepareRoots, resolveConfinedPath } from "./filesystem-confined-path.js";
+import { HandleScope } from "./filesystem-directory-handle.js";
 import { createGlobMatcher } from "./filesystem-glob.js";
+import { openConfinedDirectory } from "./filesystem-safe-io.js";
 import { type SearchFilesOptions, searchFiles } from "./filesystem-search.js";
 
 let base: string;
 let root: string;
 let roots: FilesystemRoot[];
+let scope: HandleScope;
 
 beforeEach(() => {
   base = mkdtempSync(path.join(tmpdir(), "tb-search-"));
@@ -22,16 +25,19 @@ beforeEach(() => {
   symlinkSync(path.join(base, "outside"), path.join(root, "out"));
   symlinkSync(".", path.join(root, "cycle"));
   roots = prepareRoots([root]);
+  scope = new HandleScope();
 });
 
-afterEach(() => {
+afterEach(async () => {
+  await scope.close();
   rmSync(base, { recursive: true, force: true });
 });
 
 async function search(overrides: Partial<SearchFilesOptions>) {
   return searchFiles({
     roots,
-    starts: [await resolveConfinedPath(roots, ".", "existing")],
+    starts: [await openConfinedDirectory(scope, await resolveConfinedPath(scope, roots, ".", "existing"))],
+    scope,
     caseSensitive: false,
     maxResults: 100,
     maxDepth: 10,

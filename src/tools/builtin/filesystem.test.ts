@@ -16,7 +16,7 @@ import { resultText } from "../normalize-tool-result.js";
 import { ToolExecutor } from "../tool-executor.js";
 import { ToolRegistry } from "../tool-registry.js";
 import { createFilesystemTools, type FilesystemToolsOptions } from "./filesystem.js";
-import { FilesystemConfigError } from "./filesystem-errors.js";
+import { FilesystemConfigError, FilesystemError } from "./filesystem-errors.js";
 
 let base: string;
 let root: string;
@@ -292,5 +292,53 @@ describe("write tools", () => {
     expect(failed(await call("delete_file", { path: "src" }))).toMatch(/not empty/);
     expect(failed(await call("delete_file", { path: "." }))).toMatch(/allowed directory itself/);
     expect(existsSync(root)).toBe(true);
+  });
+
+  it("refuses to read a file that has another hard link (another name may be outside)", async () => {
+    linkSync(path.join(root, "notes.txt"), path.join(base, "outside-name.txt"));
+    const { call } = setup({ allowWrites: true });
+    expect(failed(await call("read_file", { path: "notes.txt" }))).toMatch(/2 hard links/);
+    expect(
+      failed(
+        await call("edit_file", {
+          path: "notes.txt",
+          edits: [{ oldText: "alpha", newText: "x" }],
+          dryRun: true,
+        }),
+      ),
+    ).toMatch(/hard links/);
+    expect(ok(await call("search_files", { contains: "alpha" }))).toMatch(/^No matches\./);
+  });
+
+  it("resolves a relative path that starts with the root's own name inside that root (notes/b.txt, root ./notes)", async () => {
+    const notes = path.join(base, "notes");
+    mkdirSync(notes);
+    writeFileSync(path.join(notes, "b.txt"), "bee");
+    const registry = new ToolRegistry();
+    registry.registerAll(createFilesystemTools({ roots: [notes], allowWrites: true }));
+    const executor = new ToolExecutor(registry, { redact: false });
+    expect(ok(await executor.call("read_file", { path: "notes/b.txt" }))).toBe("bee");
+    expect(ok(await executor.call("read_file", { path: "b.txt" }))).toBe("bee");
+    ok(await executor.call("write_file", { path: "notes/c.txt", content: "sea" }));
+    expect(readFileSync(path.join(notes, "c.txt"), "utf8")).toBe("sea");
+    expect(existsSync(path.join(notes, "notes"))).toBe(false);
+  });
+
+  it("reports contradictory arguments with their own error code, before looking at the path", async () => {
+    const registry = new ToolRegistry();
+    registry.registerAll(createFilesystemTools({ roots: [root] }));
+    const tools = new Map(registry.definitions().map((tool) => [tool.tool.name, tool]));
+    const context = { signal: new AbortController().signal } as never;
+    for (const [name, args] of [
+      ["read_file", { path: "no-such-file", head: 1, tail: 1 }],
+      ["read_file", { path: "no-such-file", startLine: 5, endLine: 2 }],
+      ["search_files", { path: "no-such-dir" }],
+    ] as const) {
+      const error = await Promise.resolve()
+        .then(() => tools.get(name)!.handler(args as never, context))
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(FilesystemError);
+      expect((error as FilesystemError).code).toBe("invalid-argument");
+    }
   });
 });
