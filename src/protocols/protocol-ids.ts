@@ -26,6 +26,8 @@ export const KNOWN_PROTOCOL_IDS = [
   "minimax_m2",
   "node_llama_cpp_functionary",
   "llamacpp_generic",
+  "nemotron_nano_v2",
+  "xlam",
 ] as const;
 
 export type ProtocolId = (typeof KNOWN_PROTOCOL_IDS)[number];

@@ -16,11 +16,13 @@ import { llama3JsonProtocol } from "./llama3-json.js";
 import { llamacppGenericProtocol } from "./llamacpp-generic.js";
 import { minimaxM2Protocol } from "./minimax-m2.js";
 import { mistralV3Protocol, mistralV11Protocol } from "./mistral.js";
+import { nemotronNanoV2Protocol } from "./nemotron-nano-v2.js";
 import { nodeLlamaCppFunctionaryProtocol } from "./node-llama-cpp-functionary.js";
 import { phi4MiniProtocol } from "./phi4-mini.js";
 import { pythonicProtocol } from "./pythonic.js";
 import { qwen3CoderXmlProtocol } from "./qwen3-coder-xml.js";
 import { tagToolProtocol } from "./tag-tool.js";
+import { xlamProtocol } from "./xlam.js";
 
 /** Every implemented format. Adding a format: import it here (and remove its id from `PLANNED_PROTOCOL_IDS`). */
 export const BUILTIN_PROTOCOLS: readonly ToolCallProtocol[] = [
@@ -50,4 +52,6 @@ export const BUILTIN_PROTOCOLS: readonly ToolCallProtocol[] = [
   functionaryV31Protocol,
   functionaryV32Protocol,
   firefunctionV2Protocol,
+  nemotronNanoV2Protocol,
+  xlamProtocol,
 ];
