@@ -28,6 +28,9 @@ export const KNOWN_PROTOCOL_IDS = [
   "llamacpp_generic",
   "nemotron_nano_v2",
   "xlam",
+  "apertus",
+  "hunyuan_a13b",
+  "ernie45",
 ] as const;
 
 export type ProtocolId = (typeof KNOWN_PROTOCOL_IDS)[number];

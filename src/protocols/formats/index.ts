@@ -1,6 +1,8 @@
 import type { ToolCallProtocol } from "../protocol.js";
+import { apertusProtocol } from "./apertus.js";
 import { commandR7bProtocol } from "./command-r7b.js";
 import { deepseekR1Protocol, deepseekV31Protocol } from "./deepseek.js";
+import { ernie45Protocol } from "./ernie45.js";
 import { firefunctionV2Protocol } from "./firefunction-v2.js";
 import { functionaryV31Protocol, functionaryV32Protocol } from "./functionary.js";
 import { gemma3JsonProtocol, gemma3ToolCodeProtocol } from "./gemma3.js";
@@ -8,6 +10,7 @@ import { glm45Protocol } from "./glm45.js";
 import { gptOssHarmonyProtocol } from "./gpt-oss-harmony.js";
 import { graniteProtocol } from "./granite.js";
 import { hermesProtocol } from "./hermes.js";
+import { hunyuanA13bProtocol } from "./hunyuan-a13b.js";
 import { jsonToolCallsProtocol } from "./json-tool-calls.js";
 import { jsonlEventsProtocol } from "./jsonl-events.js";
 import { kimiK2Protocol } from "./kimi-k2.js";
@@ -54,4 +57,7 @@ export const BUILTIN_PROTOCOLS: readonly ToolCallProtocol[] = [
   firefunctionV2Protocol,
   nemotronNanoV2Protocol,
   xlamProtocol,
+  apertusProtocol,
+  hunyuanA13bProtocol,
+  ernie45Protocol,
 ];
