@@ -33,7 +33,15 @@ const ISSUE_3_IDS = [
 ];
 
 /** Formats added for issue 17 (class 8). */
-const ISSUE_17_IDS = ["ernie45", "hunyuan_a13b", "apertus", "xlam", "nemotron_nano_v2"];
+const ISSUE_17_IDS = [
+  "deepseek_v3_2",
+  "seed_oss",
+  "ernie45",
+  "hunyuan_a13b",
+  "apertus",
+  "xlam",
+  "nemotron_nano_v2",
+];
 
 describe("issue 3 and issue 17 format ids", () => {
   it("are exactly the known ids, and none is still planned", () => {

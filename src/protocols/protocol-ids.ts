@@ -31,6 +31,8 @@ export const KNOWN_PROTOCOL_IDS = [
   "apertus",
   "hunyuan_a13b",
   "ernie45",
+  "seed_oss",
+  "deepseek_v3_2",
 ] as const;
 
 export type ProtocolId = (typeof KNOWN_PROTOCOL_IDS)[number];

@@ -2,6 +2,7 @@ import type { ToolCallProtocol } from "../protocol.js";
 import { apertusProtocol } from "./apertus.js";
 import { commandR7bProtocol } from "./command-r7b.js";
 import { deepseekR1Protocol, deepseekV31Protocol } from "./deepseek.js";
+import { deepseekV32Protocol } from "./deepseek-v3-2.js";
 import { ernie45Protocol } from "./ernie45.js";
 import { firefunctionV2Protocol } from "./firefunction-v2.js";
 import { functionaryV31Protocol, functionaryV32Protocol } from "./functionary.js";
@@ -24,6 +25,7 @@ import { nodeLlamaCppFunctionaryProtocol } from "./node-llama-cpp-functionary.js
 import { phi4MiniProtocol } from "./phi4-mini.js";
 import { pythonicProtocol } from "./pythonic.js";
 import { qwen3CoderXmlProtocol } from "./qwen3-coder-xml.js";
+import { seedOssProtocol } from "./seed-oss.js";
 import { tagToolProtocol } from "./tag-tool.js";
 import { xlamProtocol } from "./xlam.js";
 
@@ -60,4 +62,6 @@ export const BUILTIN_PROTOCOLS: readonly ToolCallProtocol[] = [
   apertusProtocol,
   hunyuanA13bProtocol,
   ernie45Protocol,
+  seedOssProtocol,
+  deepseekV32Protocol,
 ];
