@@ -33,6 +33,7 @@ export const KNOWN_PROTOCOL_IDS = [
   "ernie45",
   "seed_oss",
   "deepseek_v3_2",
+  "lfm2",
 ] as const;
 
 export type ProtocolId = (typeof KNOWN_PROTOCOL_IDS)[number];

@@ -15,6 +15,7 @@ import { hunyuanA13bProtocol } from "./hunyuan-a13b.js";
 import { jsonToolCallsProtocol } from "./json-tool-calls.js";
 import { jsonlEventsProtocol } from "./jsonl-events.js";
 import { kimiK2Protocol } from "./kimi-k2.js";
+import { lfm2Protocol } from "./lfm2.js";
 import { llama3BuiltinProtocol } from "./llama3-builtin.js";
 import { llama3JsonProtocol } from "./llama3-json.js";
 import { llamacppGenericProtocol } from "./llamacpp-generic.js";
@@ -64,4 +65,5 @@ export const BUILTIN_PROTOCOLS: readonly ToolCallProtocol[] = [
   ernie45Protocol,
   seedOssProtocol,
   deepseekV32Protocol,
+  lfm2Protocol,
 ];

@@ -1,7 +1,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { dropRule, ReasoningRegion, reasoningRule } from "../core/reasoning-region.js";
 import { StreamParser } from "../core/stream-engine.js";
-import { cleanAttributeName, TaggedCallRegion, type TaggedCallSyntax } from "../core/tagged-call-region.js";
+import { cleanAttributeName, type TaggedCallSyntax } from "../core/tagged-call-region.js";
 import { encodeTextValue } from "../core/text-value-codec.js";
 import type { ToolCallProtocol } from "../protocol.js";
 import { extraInstructionLines, oneCallOnlyLines } from "../render/catalogue-option-lines.js";
