@@ -34,6 +34,8 @@ const ISSUE_3_IDS = [
 
 /** Formats added for issue 17 (class 8). */
 const ISSUE_17_IDS = [
+  "functiongemma",
+  "gemma4",
   "lfm2",
   "deepseek_v3_2",
   "seed_oss",

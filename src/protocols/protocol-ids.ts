@@ -34,6 +34,8 @@ export const KNOWN_PROTOCOL_IDS = [
   "seed_oss",
   "deepseek_v3_2",
   "lfm2",
+  "gemma4",
+  "functiongemma",
 ] as const;
 
 export type ProtocolId = (typeof KNOWN_PROTOCOL_IDS)[number];

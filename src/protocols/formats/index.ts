@@ -6,7 +6,9 @@ import { deepseekV32Protocol } from "./deepseek-v3-2.js";
 import { ernie45Protocol } from "./ernie45.js";
 import { firefunctionV2Protocol } from "./firefunction-v2.js";
 import { functionaryV31Protocol, functionaryV32Protocol } from "./functionary.js";
+import { functionGemmaProtocol } from "./functiongemma.js";
 import { gemma3JsonProtocol, gemma3ToolCodeProtocol } from "./gemma3.js";
+import { gemma4Protocol } from "./gemma4.js";
 import { glm45Protocol } from "./glm45.js";
 import { gptOssHarmonyProtocol } from "./gpt-oss-harmony.js";
 import { graniteProtocol } from "./granite.js";
@@ -66,4 +68,6 @@ export const BUILTIN_PROTOCOLS: readonly ToolCallProtocol[] = [
   seedOssProtocol,
   deepseekV32Protocol,
   lfm2Protocol,
+  gemma4Protocol,
+  functionGemmaProtocol,
 ];
