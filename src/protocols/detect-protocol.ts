@@ -91,7 +91,7 @@ const NAME_RULES: readonly [ProtocolId, RegExp][] = [
   ["lfm2", /lfm-?2/],
   ["apertus", /apertus/],
   ["xlam", /xlam/],
-  ["hunyuan_a13b", /hunyuan/],
+  ["hunyuan_a13b", /hunyuan-?a13b/],
   ["ernie45", /ernie-?4\.5/],
   ["mistral_v11", /magistral|devstral|mistral-small-3\.[12]|ministral-?3/],
   ["mistral_v3", /mistral|mixtral|ministral|codestral/],

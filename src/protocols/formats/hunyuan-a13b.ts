@@ -1,3 +1,5 @@
+import { jsonValueScannerFactory } from "../core/json-value-scanner.js";
+import type { PatternToken } from "../core/match-pattern.js";
 import { dropRule } from "../core/reasoning-region.js";
 import { joinContentAndCalls } from "../core/render-helpers.js";
 import { taggedJsonCallRule } from "../core/start-rules.js";
@@ -6,17 +8,21 @@ import { extraInstructionLines, oneCallOnlyLines } from "../render/catalogue-opt
 import { functionToolJson } from "../render/function-tool-json.js";
 import { renderCallObjects } from "../render/render-call-objects.js";
 import { renderResultTexts } from "../render/render-result-texts.js";
+import { namedArgumentsRegion } from "./shared-named-arguments-region.js";
 import { createThinkingParser } from "./shared-thinking-parser.js";
 
 const OPEN = "<tool_calls>";
 const CLOSE = "</tool_calls>";
 const EXAMPLE = `${OPEN}[{"name": "<tool name>", "arguments": {"<param>": <value>}}]${CLOSE}`;
+const WS: PatternToken = { ws: true };
 
 /**
  * Tencent Hunyuan-A13B: one JSON list of `{"name", "arguments"}` objects in `<tool_calls>…</tool_calls>`
  * (vLLM's hunyuan_a13b tool parser), reasoning in `<think>…</think>` and the answer wrapped in
  * `<answer>…</answer>` (vLLM's hunyuan_a13b reasoning parser) — the answer tags are markup, not content.
- * The catalogue wording is toolbridge's own: the model's template text was not available to quote.
+ * Also read: the nested form ms-swift's `hunyuan_hermes` agent template writes for Hunyuan models,
+ * `<tool_calls><tool_call>name\n```json\n{…}\n```</tool_call></tool_calls>`. The catalogue wording is toolbridge's
+ * own: the model's template text was not available to quote.
  */
 export const hunyuanA13bProtocol: ToolCallProtocol = {
   id: "hunyuan_a13b",
@@ -46,8 +52,25 @@ export const hunyuanA13bProtocol: ToolCallProtocol = {
   createParser(opts) {
     return createThinkingParser(
       [
+        // The wrapper of the nested form carries nothing; the JSON-list form opens with the same tag.
+        { first: "<", pattern: [OPEN, WS, { mark: "body" }, "<tool_call>"], open: () => null },
+        {
+          first: "<",
+          // `name` then a fenced JSON object, so prose that mentions the tag stays prose.
+          pattern: ["<tool_call>", WS, { ident: "name" }, WS, { mark: "body" }, "```"],
+          open: (ctx, m) =>
+            namedArgumentsRegion(ctx, m.captures.name!, {
+              opener: m.text,
+              endMarker: "</tool_call>",
+              valueStart: "{",
+              createScanner: jsonValueScannerFactory,
+              example: EXAMPLE,
+              what: `the arguments of ${m.captures.name}`,
+            }),
+        },
         taggedJsonCallRule(OPEN, CLOSE, EXAMPLE),
         dropRule(CLOSE),
+        dropRule("</tool_call>"),
         dropRule("<answer>"),
         dropRule("</answer>"),
       ],
