@@ -32,19 +32,36 @@ const ISSUE_3_IDS = [
   "llamacpp_generic",
 ];
 
-describe("issue 3 format ids", () => {
+/** Formats added for issue 17 (class 8). */
+const ISSUE_17_IDS = [
+  "functiongemma",
+  "gemma4",
+  "lfm2",
+  "deepseek_v3_2",
+  "seed_oss",
+  "ernie45",
+  "hunyuan_a13b",
+  "apertus",
+  "xlam",
+  "nemotron_nano_v2",
+];
+
+describe("issue 3 and issue 17 format ids", () => {
   it("are exactly the known ids, and none is still planned", () => {
-    expect([...KNOWN_PROTOCOL_IDS].sort()).toEqual([...ISSUE_3_IDS].sort());
+    expect([...KNOWN_PROTOCOL_IDS].sort()).toEqual([...ISSUE_3_IDS, ...ISSUE_17_IDS].sort());
     expect(PLANNED_PROTOCOL_IDS).toEqual([]);
   });
 
-  it.each(ISSUE_3_IDS)("getProtocol(%j) gives a working protocol with that id", (id) => {
-    const p = getProtocol(id);
-    expect(p.id).toBe(id);
-    const call = { id: "call_1", name: "get_weather", arguments: { city: "Paris" } };
-    const parser = p.createParser();
-    const events = [...parser.push(p.renderAssistantTurn({ calls: [call] })), ...parser.end()];
-    const ended = events.flatMap((e) => (e.type === "call-end" ? [e.call] : []));
-    expect(ended).toMatchObject([{ name: "get_weather", arguments: { city: "Paris" } }]);
-  });
+  it.each([...ISSUE_3_IDS, ...ISSUE_17_IDS])(
+    "getProtocol(%j) gives a working protocol with that id",
+    (id) => {
+      const p = getProtocol(id);
+      expect(p.id).toBe(id);
+      const call = { id: "call_1", name: "get_weather", arguments: { city: "Paris" } };
+      const parser = p.createParser();
+      const events = [...parser.push(p.renderAssistantTurn({ calls: [call] })), ...parser.end()];
+      const ended = events.flatMap((e) => (e.type === "call-end" ? [e.call] : []));
+      expect(ended).toMatchObject([{ name: "get_weather", arguments: { city: "Paris" } }]);
+    },
+  );
 });

@@ -26,6 +26,16 @@ export const KNOWN_PROTOCOL_IDS = [
   "minimax_m2",
   "node_llama_cpp_functionary",
   "llamacpp_generic",
+  "nemotron_nano_v2",
+  "xlam",
+  "apertus",
+  "hunyuan_a13b",
+  "ernie45",
+  "seed_oss",
+  "deepseek_v3_2",
+  "lfm2",
+  "gemma4",
+  "functiongemma",
 ] as const;
 
 export type ProtocolId = (typeof KNOWN_PROTOCOL_IDS)[number];

@@ -37,6 +37,11 @@ export interface TaggedCallSyntax {
   paramClose: string;
   /** Format-specific unwrapping of a raw value (e.g. the newlines a template puts around it). */
   unwrapValue(raw: string): string;
+  /**
+   * The parameter tag itself says its value is a plain string (DeepSeek V3.2's `string="true"`), given the raw
+   * text between `paramOpen.prefix` and its end: without a schema the value is then kept as written.
+   */
+  isStringParam?(rawTag: string): boolean;
   /** A correct call in this format, quoted in error messages. */
   example: string;
   /** Names the body in messages, e.g. "the <tool_call> block". */
@@ -89,6 +94,8 @@ export class TaggedCallRegion implements Region {
   private current: { index: number; id: string; name: string; rawFrom: number } | null = null;
   private pending: { name: string; rawFrom: number } | null = null;
   private params: [string, string][] = [];
+  /** keys whose tag marked them plain strings (`isStringParam`) */
+  private stringKeys = new Set<string>();
   private junk = "";
   private key = "";
   private value = "";
@@ -246,6 +253,8 @@ export class TaggedCallRegion implements Region {
           }
           i = this.take(text, i, r.end);
           this.key = r.name;
+          if (syn.isStringParam?.(r.raw)) this.stringKeys.add(r.name);
+          else this.stringKeys.delete(r.name);
           this.value = "";
           this.state = syn.valueOpen ? "valueOpen" : "value";
           continue;
@@ -346,13 +355,14 @@ export class TaggedCallRegion implements Region {
     i: number,
     tag: NameTag,
     final: boolean,
-  ): { name: string; end: number } | "hold" | null {
+  ): { name: string; raw: string; end: number } | "hold" | null {
     const n = text.length;
     const limit = Math.min(n, i + MAX_NAME);
     for (let k = i; k < limit; k++) {
       if (text.startsWith(tag.end, k)) {
-        const name = tag.clean(text.slice(i, k));
-        return name ? { name, end: k + tag.end.length } : null;
+        const raw = text.slice(i, k);
+        const name = tag.clean(raw);
+        return name ? { name, raw, end: k + tag.end.length } : null;
       }
       const c = text[k];
       if (c === "<" || c === "\n") {
@@ -414,6 +424,7 @@ export class TaggedCallRegion implements Region {
   private beginCall(name: string, rawFrom = 0): void {
     this.pending = { name, rawFrom };
     this.params = [];
+    this.stringKeys.clear();
     this.junk = "";
     this.repaired = false;
   }
@@ -460,10 +471,9 @@ export class TaggedCallRegion implements Region {
     } else {
       if (junk !== "") repaired = true;
       for (const [key, value] of this.params) {
-        args[key] = decodeTextValue(
-          this.syn.unwrapValue(value),
-          propertySchema(this.ctx.tools, cur.name, key),
-        );
+        const schema = propertySchema(this.ctx.tools, cur.name, key);
+        const text = this.syn.unwrapValue(value);
+        args[key] = schema === undefined && this.stringKeys.has(key) ? text : decodeTextValue(text, schema);
       }
     }
     this.ctx.endCall(cur.index, { id: cur.id, name: cur.name, arguments: args }, raw, repaired);

@@ -1,0 +1,57 @@
+import { dropRule } from "../core/reasoning-region.js";
+import type { ToolCallProtocol } from "../protocol.js";
+import { extraInstructionLines, oneCallOnlyLines } from "../render/catalogue-option-lines.js";
+import {
+  type GemmaCallTokens,
+  gemmaCallRules,
+  renderGemmaCall,
+  renderGemmaDeclaration,
+  renderGemmaResults,
+} from "./shared-gemma-call-syntax.js";
+import { createThinkingParser } from "./shared-thinking-parser.js";
+
+const TOKENS: GemmaCallTokens = {
+  callStart: "<start_function_call>",
+  callEnd: "<end_function_call>",
+  quote: "<escape>",
+  declarationStart: "<start_function_declaration>",
+  declarationEnd: "<end_function_declaration>",
+  responseStart: "<start_function_response>",
+  responseEnd: "<end_function_response>",
+  example: "<start_function_call>call:get_weather{city:<escape>Paris<escape>}<end_function_call>",
+};
+
+/**
+ * Google FunctionGemma (functiongemma-270m-it): `<start_function_call>call:name{key:<escape>value<escape>}
+ * <end_function_call>` — Gemma 4's call syntax with `<escape>` as the string delimiter; tools declared in the
+ * developer turn as `<start_function_declaration>declaration:name{…}<end_function_declaration>`, results as
+ * `<start_function_response>response:name{…}<end_function_response>`. Markers from vLLM's functiongemma tool
+ * parser and the model's prompt format; string values are read back by the tools' schemas.
+ */
+export const functionGemmaProtocol: ToolCallProtocol = {
+  id: "functiongemma",
+  description: "FunctionGemma <start_function_call>call:name{key:<escape>value<escape>}<end_function_call>",
+  resultRole: "tool",
+  stopSequences: [TOKENS.responseStart, "<end_of_turn>"],
+  callStartMarkers: [TOKENS.callStart],
+  callBody: "text",
+  renderCatalogue(tools, opts) {
+    return [
+      `You are a model that can do function calling with the following functions${tools.map((t) => renderGemmaDeclaration(t, TOKENS)).join("")}`,
+      ...oneCallOnlyLines(opts, "Call at most one function per turn."),
+      ...extraInstructionLines(opts),
+    ].join("\n");
+  },
+  renderAssistantTurn({ content, calls }) {
+    return `${calls.map((c) => renderGemmaCall(c, TOKENS)).join("")}${content?.trim() ?? ""}`;
+  },
+  renderToolResults(results) {
+    return renderGemmaResults(results, TOKENS);
+  },
+  createParser(opts) {
+    return createThinkingParser(
+      [dropRule("<end_of_turn>"), dropRule(TOKENS.callEnd), ...gemmaCallRules(TOKENS)],
+      opts,
+    );
+  },
+};
