@@ -71,7 +71,7 @@ function checkToolChoice(choice: ToolChoice | undefined, agent: Agent): void {
   const names = agent.tools().map((d) => d.tool.name);
   if (!names.includes(choice.name)) {
     throw new CliError(
-      `--tool-choice names "${choice.name}", which is not an offered tool. Offered: ${names.join(", ")}.`,
+      `--tool-choice must be auto, required, none or the name of an offered tool (${names.join(", ")}); got "${choice.name}".`,
     );
   }
 }
