@@ -6,6 +6,7 @@ import type { PendingCall } from "../../agent/events.js";
 import type { RunLimits } from "../../agent/limits.js";
 import type { RunHandle } from "../../agent/run-handle.js";
 import type { RunView } from "../../agent/run-view.js";
+import { commandHint, type HintContext } from "../command-hint.js";
 import { approvalQuestion, parseApprovalAnswer } from "./approval-answer.js";
 import type { ChatView } from "./chat-view.js";
 import type { LineReader } from "./line-reader.js";
@@ -23,6 +24,8 @@ export interface ChatSessionOptions {
   alwaysAllowed: Set<string>;
   /** For the exit note: where the conversation is kept. */
   dbLocation: string;
+  /** The `--db`/`--config` the chat was started with, repeated in the commands it prints so that pasting them works. */
+  hintContext?: HintContext;
   /** Shown once at the start, e.g. the model and how tools reach it. */
   banner: string;
 }
@@ -83,7 +86,7 @@ export class ChatSession {
     if (this.#conversationId) {
       renderer.line(
         pc.dim(
-          `Conversation ${this.#conversationId} is saved in ${this.#o.dbLocation}; continue it with \`toolbridge chat --conversation ${this.#conversationId}\`.`,
+          `Conversation ${this.#conversationId} is saved in ${this.#o.dbLocation}; continue it with \`${commandHint(["chat", "--conversation", this.#conversationId], this.#o.hintContext ?? {}, { withConfig: true })}\`.`,
         ),
       );
     }
@@ -146,7 +149,14 @@ export class ChatSession {
         if (!(await this.#decide(view))) {
           renderer.line(
             pc.yellow(
-              `Run ${view.runId} is left paused, waiting for approval; decide later with \`toolbridge runs approve|deny ${view.runId} <callId>\` and \`toolbridge runs resume ${view.runId}\`.`,
+              `Run ${view.runId} is left paused, waiting for approval; decide later with ${view.pending
+                .map(
+                  (p) =>
+                    `\`${commandHint(["runs", "approve", view.runId, p.callId], this.#o.hintContext ?? {})}\``,
+                )
+                .join(
+                  ", ",
+                )} (or \`runs deny\`), then \`${commandHint(["runs", "resume", view.runId], this.#o.hintContext ?? {})}\`.`,
             ),
           );
           return "end-of-input";

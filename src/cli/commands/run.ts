@@ -16,6 +16,7 @@ import { createMemoryTools } from "../../tools/builtin/memory.js";
 import { resultText } from "../../tools/normalize-tool-result.js";
 import type { AnyToolDefinition } from "../../tools/tool-definition.js";
 import { CliError, runCommand } from "../cli-error.js";
+import { commandHint, type HintContext } from "../command-hint.js";
 import { createCliModel } from "../create-cli-model.js";
 import { createLoadProgress } from "../load-progress.js";
 import {
@@ -207,8 +208,16 @@ export function describeEvent(event: AgentEvent): string | undefined {
   }
 }
 
-/** Print a run's outcome; returns the exit code (0 finished or paused, 1 stopped by a limit or error). */
-export function printRunView(view: RunView, json: boolean, error?: string | null): number {
+/**
+ * Print a run's outcome; returns the exit code (0 finished or paused, 1 stopped by a limit or error). A paused run
+ * gets the exact commands that decide and resume it, with the `--db` this command was given, ready to paste.
+ */
+export function printRunView(
+  view: RunView,
+  json: boolean,
+  error?: string | null,
+  hint: HintContext = {},
+): number {
   if (json) {
     process.stdout.write(`${JSON.stringify(view)}\n`);
   } else if (view.status === "paused") {
@@ -217,9 +226,12 @@ export function printRunView(view: RunView, json: boolean, error?: string | null
     );
     for (const p of view.pending)
       process.stdout.write(`  ${p.callId}  ${p.name} ${short(p.arguments, 400)}\n`);
-    process.stdout.write(
-      `Decide with \`toolbridge runs approve ${view.runId} <callId>\` or \`toolbridge runs deny ${view.runId} <callId>\`, then \`toolbridge runs resume ${view.runId}\`.\n`,
-    );
+    process.stdout.write("Decide each call (approve or deny), then resume:\n");
+    for (const p of view.pending) {
+      process.stdout.write(`  ${commandHint(["runs", "approve", view.runId, p.callId], hint)}\n`);
+      process.stdout.write(`  ${commandHint(["runs", "deny", view.runId, p.callId], hint)}\n`);
+    }
+    process.stdout.write(`  ${commandHint(["runs", "resume", view.runId], hint)}\n`);
   } else if (view.status === "finished") {
     process.stdout.write(`${view.answer ?? ""}\n`);
   } else {
@@ -344,7 +356,7 @@ export function registerRunCommand(program: Command): void {
         }
         const view = await handle.result;
         const record = await store.getRun(view.runId);
-        return printRunView(view, options.json === true, record?.error);
+        return printRunView(view, options.json === true, record?.error, { db: options.db });
       } catch (error) {
         throw asCliError(error);
       } finally {
