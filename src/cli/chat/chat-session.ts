@@ -6,6 +6,7 @@ import type { PendingCall } from "../../agent/events.js";
 import type { RunLimits } from "../../agent/limits.js";
 import type { RunHandle } from "../../agent/run-handle.js";
 import type { RunView } from "../../agent/run-view.js";
+import { inCliTerms } from "../cli-wording.js";
 import { commandHint, type HintContext } from "../command-hint.js";
 import { approvalQuestion, parseApprovalAnswer } from "./approval-answer.js";
 import type { ChatView } from "./chat-view.js";
@@ -180,7 +181,7 @@ export class ChatSession {
       return await handle.result;
     } catch (error) {
       this.#stopped += 1;
-      renderer.line(pc.red(`! ${(error as Error).message}`));
+      renderer.line(pc.red(`! ${inCliTerms((error as Error).message)}`));
       return undefined;
     }
   }

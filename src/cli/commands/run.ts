@@ -16,6 +16,7 @@ import { createMemoryTools } from "../../tools/builtin/memory.js";
 import { resultText } from "../../tools/normalize-tool-result.js";
 import type { AnyToolDefinition } from "../../tools/tool-definition.js";
 import { CliError, runCommand } from "../cli-error.js";
+import { inCliTerms } from "../cli-wording.js";
 import { commandHint, type HintContext } from "../command-hint.js";
 import { createCliModel } from "../create-cli-model.js";
 import { createLoadProgress } from "../load-progress.js";
@@ -89,6 +90,18 @@ export function modelSettingsOf(settings: CliAgentSettings): ModelSettings {
   return settings.protocol ? { ...base, protocol: settings.protocol } : base;
 }
 
+/** The shape defineTool returns, as far as the registry relies on it. */
+function isToolDefinition(value: unknown): value is AnyToolDefinition {
+  if (value === null || typeof value !== "object") return false;
+  const { tool, handler } = value as { tool?: { name?: unknown }; handler?: unknown };
+  return (
+    typeof tool === "object" &&
+    tool !== null &&
+    typeof tool.name === "string" &&
+    typeof handler === "function"
+  );
+}
+
 /**
  * `--tools-module <file>`: an ES module exporting `tools` (an array of tool definitions) or a default function
  * returning one. Meant for test fixtures and local custom tools; the tools join the configured ones.
@@ -101,11 +114,19 @@ export async function loadToolsModule(file: string): Promise<AnyToolDefinition[]
     throw new CliError(`Cannot load --tools-module ${file}: ${(error as Error).message}`);
   }
   const tools = typeof mod.default === "function" ? await (mod.default as () => unknown)() : mod.tools;
-  if (!Array.isArray(tools)) {
-    throw new CliError(
-      `--tools-module ${file} must export "tools" (an array of defineTool(...) results) or a default function returning one.`,
-    );
-  }
+  const expected =
+    'export "tools", an array of defineTool({ name, description, inputSchema, handler }) results (defineTool comes from "toolbridge"), or a default function returning one';
+  if (!Array.isArray(tools)) throw new CliError(`--tools-module ${file} must ${expected}.`);
+  // Plain objects would fail deep inside the registry with a TypeError; say what is wrong with which entry instead.
+  tools.forEach((entry: unknown, i) => {
+    if (!isToolDefinition(entry)) {
+      const what =
+        entry !== null && typeof entry === "object" && "name" in entry
+          ? `a plain object ("${String((entry as { name: unknown }).name)}"), not a defineTool(...) result`
+          : `${entry === null ? "null" : typeof entry}, not a defineTool(...) result`;
+      throw new CliError(`--tools-module ${file}: tools[${i}] is ${what}. The module must ${expected}.`);
+    }
+  });
   return tools as AnyToolDefinition[];
 }
 
@@ -202,7 +223,7 @@ export function describeEvent(event: AgentEvent): string | undefined {
     case "approval-requested":
       return `? approval needed: ${event.calls.map((c) => `${c.callId} ${c.name}`).join(", ")}`;
     case "error":
-      return `! ${event.message}`;
+      return `! ${inCliTerms(event.message)}`;
     default:
       return undefined;
   }
@@ -236,7 +257,7 @@ export function printRunView(
     process.stdout.write(`${view.answer ?? ""}\n`);
   } else {
     process.stderr.write(
-      `Run ${view.runId} ${view.status}: ${view.stopReason}${error ? ` (${error})` : ""}\n`,
+      `Run ${view.runId} ${view.status}: ${view.stopReason}${error ? ` (${inCliTerms(error)})` : ""}\n`,
     );
   }
   return view.status === "stopped" ? 1 : 0;
