@@ -8,6 +8,7 @@ import type { RunHandle } from "../../agent/run-handle.js";
 import type { RunView } from "../../agent/run-view.js";
 import { inCliTerms } from "../cli-wording.js";
 import { commandHint, type HintContext } from "../command-hint.js";
+import { firstSentence } from "../first-sentence.js";
 import { approvalQuestion, parseApprovalAnswer } from "./approval-answer.js";
 import type { ChatView } from "./chat-view.js";
 import type { LineReader } from "./line-reader.js";
@@ -107,16 +108,17 @@ export class ChatSession {
       case "/tools": {
         const tools = this.#o.agent.tools();
         if (tools.length === 0) renderer.line("No tools are offered.");
+        // Names in one column, the first sentence beside them (the model gets the whole description).
+        const width = Math.max(0, ...tools.map((d) => d.tool.name.length));
         for (const d of tools) {
           const gate = this.#o.alwaysAllowed.has(d.tool.name)
             ? pc.green(" [always allowed in this chat]")
             : d.requiresApproval
               ? pc.yellow(" [asks for approval]")
               : "";
-          // The first sentence: enough to recognise a tool in a list; the model gets the whole description.
-          const first = (d.tool.description ?? "").split(/(?<=\.)\s|\n/)[0] ?? "";
-          const description = first.length > 100 ? `${first.slice(0, 99)}…` : first;
-          renderer.line(`  ${pc.bold(d.tool.name)}${gate}  ${pc.dim(description)}`);
+          renderer.line(
+            `  ${pc.bold(d.tool.name.padEnd(width))}  ${pc.dim(firstSentence(d.tool.description))}${gate}`,
+          );
         }
         return undefined;
       }

@@ -159,6 +159,7 @@ export async function createCliAgent(
       ...(settings.dryRun ? { dryRun: true } : {}),
       ...(settings.allow ? { allow: settings.allow } : {}),
       ...(settings.localOnly ? { localOnly: true } : {}),
+      // --require-approval names tools on purpose, so it wins over the blanket --auto-approve.
       approval: (call) =>
         extras.approval?.(call) ??
         (require.has(call.name) ? "ask" : settings.autoApprove ? "always" : undefined),
@@ -329,8 +330,14 @@ export function addAgentOptions(command: Command): Command {
     .option("--max-tool-calls <n>", "tool executions before the run stops (default 50)")
     .option("--timeout <ms>", "total running time before the run stops (default 600000)")
     .option("--dry-run", "tools with side effects report what they would do instead of running")
-    .option("--require-approval <tools>", "comma-separated tools that need approval in this run")
-    .option("--auto-approve", "approve every call without asking (for scripts)")
+    .option(
+      "--require-approval <tools>",
+      "comma-separated tools that need approval in this run (this wins over --auto-approve)",
+    )
+    .option(
+      "--auto-approve",
+      "approve every call without asking (for scripts), except tools named by --require-approval",
+    )
     .option("--allow <tools>", "only these tools (comma-separated names or * patterns) are offered")
     .option("--local-only", "offer no open-world (network) tools")
     .option("--system <text>", "system prompt")

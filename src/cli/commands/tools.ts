@@ -41,9 +41,16 @@ export function registerToolsCommand(program: Command): void {
           db: options.db,
         });
         try {
-          const definitions = runtime.registry
-            .definitions()
-            .filter((d) => options.category === undefined || d.category === options.category);
+          const all = runtime.registry.definitions();
+          const categories = [...new Set(all.map((d) => d.category))].sort();
+          if (options.category !== undefined && !categories.includes(options.category)) {
+            throw new CliError(
+              `--category "${options.category}" is not a category of the available tools; the categories are: ${categories.join(", ")}.`,
+            );
+          }
+          const definitions = all.filter(
+            (d) => options.category === undefined || d.category === options.category,
+          );
           if (options.json) {
             process.stdout.write(`${JSON.stringify({ tools: definitions.map((d) => d.tool) }, null, 2)}\n`);
             return 0;
