@@ -6,6 +6,7 @@ import { ChatSession } from "../chat/chat-session.js";
 import { JsonChatView } from "../chat/json-chat-view.js";
 import { LineReader } from "../chat/line-reader.js";
 import { CliError, runCommand } from "../cli-error.js";
+import { bundledModelIntro, isBundledModel } from "../default-model.js";
 import { createLoadProgress } from "../load-progress.js";
 import { type ModelSettings, modelLabel } from "../model-options.js";
 import { openExistingStore, openStore } from "../open-store.js";
@@ -92,7 +93,12 @@ export function registerChatCommand(program: Command): void {
           dbLocation: store.location,
           hintContext: { db: options.db, config: options.config },
           banner: pc.dim(
-            `toolbridge chat · ${cli.agent.model.id} (${routingLabel(cli)}) · ${tools} · /help for commands, /exit to leave`,
+            [
+              `toolbridge chat · ${cli.agent.model.id} (${routingLabel(cli)}) · ${tools} · /help for commands, /exit to leave`,
+              ...(isBundledModel(model)
+                ? [bundledModelIntro(options.allow === undefined && settings.allow !== undefined)]
+                : []),
+            ].join("\n"),
           ),
         });
         return await session.start();

@@ -19,6 +19,7 @@ import { CliError, runCommand } from "../cli-error.js";
 import { inCliTerms } from "../cli-wording.js";
 import { commandHint, type HintContext } from "../command-hint.js";
 import { createCliModel } from "../create-cli-model.js";
+import { BUNDLED_MODEL_TOOLS, isBundledModel } from "../default-model.js";
 import { createLoadProgress } from "../load-progress.js";
 import {
   addModelOptions,
@@ -311,6 +312,9 @@ export function cliAgentSettings(options: AgentCommandOptions, command: string):
   if (options.autoApprove) settings.autoApprove = true;
   if (options.requireApproval) settings.requireApproval = list(options.requireApproval);
   if (options.allow) settings.allow = list(options.allow);
+  // The demo model is offered only the tools it was trained on, unless the user asked for others by name.
+  else if (config.tools?.allow === undefined && isBundledModel(settings.model as ModelSettings))
+    settings.allow = [...BUNDLED_MODEL_TOOLS];
   if (options.localOnly) settings.localOnly = true;
   return settings;
 }
