@@ -1,5 +1,6 @@
 import { ConfigError } from "../config/load-config.js";
 import { ToolDefinitionError, ToolNotFoundError } from "../tools/errors.js";
+import { inCliTerms } from "./cli-wording.js";
 
 /** An error the CLI reports on stderr with a chosen exit code (2: usage or input, 1: the tool or run failed). */
 export class CliError extends Error {
@@ -15,7 +16,7 @@ export class CliError extends Error {
 /** Print an error the way every command does, and return the exit code to use. */
 export function reportCliError(error: unknown): number {
   if (error instanceof CliError) {
-    process.stderr.write(`toolbridge: ${error.message}\n`);
+    process.stderr.write(`toolbridge: ${inCliTerms(error.message)}\n`);
     return error.exitCode;
   }
   if (
@@ -23,11 +24,11 @@ export function reportCliError(error: unknown): number {
     error instanceof ToolNotFoundError ||
     error instanceof ToolDefinitionError
   ) {
-    process.stderr.write(`toolbridge: ${error.message}\n`);
+    process.stderr.write(`toolbridge: ${inCliTerms(error.message)}\n`);
     return 2;
   }
   const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  process.stderr.write(`toolbridge: unexpected error: ${message}\n`);
+  process.stderr.write(`toolbridge: unexpected error: ${inCliTerms(message)}\n`);
   return 1;
 }
 

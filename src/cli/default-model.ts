@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs";
 import { bundledModelPath, hasBundledModel } from "../models/bundled-model.js";
 import type { ModelSettings } from "./model-options.js";
 
@@ -9,6 +10,31 @@ export const BUNDLED_MODEL_NOTICE =
   "/v1/completions servers), or --anthropic.";
 
 /**
+ * The tools of the demo model's training catalogue (RUNTIME_TOOL_ORDER in scripts/train/build-dataset.ts). Any other
+ * tool (filesystem, web search, MCP servers, --tools-module) is one it never saw: offered one, it picks a wrong tool
+ * or makes up an answer, and the catalogue it reads is no longer the one it learnt. So by default it is offered these
+ * only. convert_time and time_difference are never called in its training data but stay: they were in every training
+ * catalogue, and leaving them out measured 10 points worse on exact arguments (`npm run eval-model`, 260 held-out
+ * requests: 90.8% → 80.3%; right tool 100% → 98.6%).
+ */
+export const BUNDLED_MODEL_TOOLS = [
+  "calculator",
+  "convert_time",
+  "get_time",
+  "memory_search",
+  "note_save",
+  "roll_dice",
+  "time_difference",
+] as const;
+
+/** Requests the demo model handles well, for the chat banner and the README. */
+export const BUNDLED_MODEL_EXAMPLES = [
+  "what is 15% of 47.50?",
+  "roll 2d6+3",
+  "what time is it in Tokyo?",
+] as const;
+
+/**
  * The model `run` and `chat` use when no flag, environment variable or config names one: the bundled offline demo
  * model, in text-protocol mode (its GGUF metadata names the protocol and compact catalogue it was trained with).
  */
@@ -16,4 +42,32 @@ export function defaultModelSettings(): ModelSettings | undefined {
   if (!hasBundledModel()) return undefined;
   process.stderr.write(`toolbridge: ${BUNDLED_MODEL_NOTICE}\n`);
   return { provider: "llama", path: bundledModelPath(), nativeTools: false };
+}
+
+function realpath(file: string): string | undefined {
+  try {
+    return realpathSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether these settings run the bundled demo model, by default or named by any path to the same file. */
+export function isBundledModel(settings: ModelSettings): boolean {
+  if (settings.provider !== "llama" || settings.path === undefined) return false;
+  const file = realpath(settings.path);
+  return file !== undefined && file === realpath(bundledModelPath());
+}
+
+/**
+ * What the chat banner says about the demo model: the requests it understands, three example prompts, and (when the
+ * user gave no allow list of their own) that only the tools it was trained on are offered.
+ */
+export function bundledModelIntro(restricted: boolean): string {
+  const examples = BUNDLED_MODEL_EXAMPLES.map((e) => `"${e}"`).join(", ");
+  const intro =
+    "The demo model was trained on arithmetic, dice rolls, the time in a city, and saving and searching notes " +
+    `(not on converting times or date differences). Try ${examples}.`;
+  if (!restricted) return intro;
+  return `${intro} Tools it was not trained with are not offered to it; --allow <tools> offers them.`;
 }

@@ -149,6 +149,33 @@ describe("model settings: flags over environment over config file", () => {
     );
   });
 
+  it("applies every setting that does not choose a model to the default model too", () => {
+    const fallback = () => ({ provider: "llama" as const, path: other, nativeTools: false });
+    const input = { env: { TOOLBRIDGE_SEED: "9" }, configFile: undefined, cwd: dir };
+    expect(
+      requireModelSettings(
+        { ...input, flags: { toolChoice: "required", maxTokens: "12", threads: "1" } },
+        "run",
+        fallback,
+      ),
+    ).toEqual({
+      provider: "llama",
+      path: other,
+      nativeTools: false,
+      toolChoice: "required",
+      maxTokens: 12,
+      seed: 9,
+      threads: 1,
+    });
+    expect(
+      usageError(() => requireModelSettings({ ...input, flags: { seed: "x" } }, "run", fallback)).message,
+    ).toContain("--seed");
+    expect(
+      usageError(() => requireModelSettings({ ...input, flags: { api: "completions" } }, "run", fallback))
+        .message,
+    ).toContain("--api");
+  });
+
   it("rejects contradictory or unusable settings with a message that says what to do", () => {
     expect(usageError(() => resolve({ model: "model.gguf", anthropic: true })).message).toContain(
       "--model and --anthropic",

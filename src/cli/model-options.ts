@@ -83,6 +83,25 @@ export function addModelOptions(command: Command): Command {
     .option("--threads <n>", "CPU threads for a GGUF model (default: chosen from the cores available)");
 }
 
+/**
+ * Every model setting, by the name it has in each place (flags over environment over config file):
+ *
+ * | flag                 | environment               | config `model.…`                       |
+ * |----------------------|---------------------------|----------------------------------------|
+ * | --model <file.gguf>  | TOOLBRIDGE_MODEL          | provider "llama", path                 |
+ * | --base-url <url>     | TOOLBRIDGE_BASE_URL       | provider "openai", baseUrl             |
+ * | --api completions    | TOOLBRIDGE_API            | provider "completions"                 |
+ * | --anthropic          | TOOLBRIDGE_PROVIDER       | provider "anthropic"                   |
+ * | --model-name <name>  | TOOLBRIDGE_MODEL_NAME     | name                                   |
+ * | --chat-template <t>  | TOOLBRIDGE_CHAT_TEMPLATE  | chatTemplate                           |
+ * | --protocol <id>      | TOOLBRIDGE_PROTOCOL       | protocol                               |
+ * | --[no-]native-tools  | TOOLBRIDGE_NATIVE_TOOLS   | nativeTools                            |
+ * | --tool-choice <c>    | TOOLBRIDGE_TOOL_CHOICE    | toolChoice                             |
+ * | --max-tokens <n>     | TOOLBRIDGE_MAX_TOKENS     | maxTokens                              |
+ * | --seed <n>           | TOOLBRIDGE_SEED           | seed                                   |
+ * | --threads <n>        | TOOLBRIDGE_THREADS        | threads                                |
+ * | (API key)            | OPENAI_API_KEY / ANTHROPIC_API_KEY | apiKeyEnv (another variable's name) |
+ */
 /** One source of settings: the flags, the environment or the config file. */
 interface Layer {
   source: string;
@@ -121,6 +140,13 @@ function integer(value: string | undefined, where: string, min: number): number 
     );
   }
   return n;
+}
+
+function boolean(value: string | undefined, where: string): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (/^(true|1|yes)$/i.test(value)) return true;
+  if (/^(false|0|no)$/i.test(value)) return false;
+  throw new CliError(`${where} must be true or false, got "${value}".`);
 }
 
 function api(value: string | undefined, where: string): "chat" | "completions" | undefined {
@@ -245,7 +271,11 @@ export function layerFromEnv(
   const choice = get("TOOLBRIDGE_TOOL_CHOICE");
   if (choice) layer.fields.toolChoice = parseToolChoice(choice, "TOOLBRIDGE_TOOL_CHOICE");
   set(layer, "maxTokens", integer(get("TOOLBRIDGE_MAX_TOKENS"), "TOOLBRIDGE_MAX_TOKENS", 1));
+  set(layer, "seed", integer(get("TOOLBRIDGE_SEED"), "TOOLBRIDGE_SEED", 0));
   set(layer, "threads", integer(get("TOOLBRIDGE_THREADS"), "TOOLBRIDGE_THREADS", 1));
+  set(layer, "nativeTools", boolean(get("TOOLBRIDGE_NATIVE_TOOLS"), "TOOLBRIDGE_NATIVE_TOOLS"));
+  const template = get("TOOLBRIDGE_CHAT_TEMPLATE");
+  if (template) layer.fields.chatTemplate = templateSpec(template, cwd);
   return layer;
 }
 
@@ -306,14 +336,18 @@ export interface ResolveModelInput {
   cwd?: string;
 }
 
-/** Flags over environment over config file; undefined when none of them names a model. */
-export function resolveModelSettings(input: ResolveModelInput): ModelSettings | undefined {
+function layersOf(input: ResolveModelInput): Layer[] {
   const cwd = input.cwd ?? process.cwd();
-  const settings = mergeModelLayers([
+  return [
     layerFromFlags(input.flags, cwd),
     layerFromEnv(input.env ?? process.env, cwd),
     layerFromConfig(input.config, input.configFile),
-  ]);
+  ];
+}
+
+/** Flags over environment over config file; undefined when none of them names a model. */
+export function resolveModelSettings(input: ResolveModelInput): ModelSettings | undefined {
+  const settings = mergeModelLayers(layersOf(input));
   if (settings) checkModelSettings(settings, input.env ?? process.env);
   return settings;
 }
@@ -376,14 +410,25 @@ export function noModelMessage(command: string): string {
   ].join("\n");
 }
 
-/** Resolve the model, else the bundled default (when there is one), else stop with `noModelMessage` (exit 2). */
+/**
+ * Resolve the model, else the bundled default (when there is one), else stop with `noModelMessage` (exit 2). The
+ * default is the lowest layer, below the config file: every setting the flags, environment or config give that does
+ * not choose a model (`--tool-choice`, `--max-tokens`, `--seed`, `--protocol`, `--threads`…) applies to it too.
+ */
 export function requireModelSettings(
   input: ResolveModelInput,
   command: string,
   fallback: () => ModelSettings | undefined = defaultModelSettings,
 ): ModelSettings {
-  const settings = resolveModelSettings(input) ?? fallback();
-  if (!settings) throw new CliError(noModelMessage(command), 2);
+  const layers = layersOf(input);
+  let settings = mergeModelLayers(layers);
+  if (!settings) {
+    const fallbackSettings = fallback();
+    if (!fallbackSettings) throw new CliError(noModelMessage(command), 2);
+    const { provider, ...fields } = fallbackSettings;
+    settings = mergeModelLayers([...layers, { source: "default", provider, fields }]) as ModelSettings;
+  }
+  checkModelSettings(settings, input.env ?? process.env);
   return settings;
 }
 

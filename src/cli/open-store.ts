@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { defaultDbPath } from "../store/default-db-path.js";
 import { SqliteStore, StoreOpenError } from "../store/sqlite-store.js";
@@ -16,4 +17,18 @@ export function openStore(db: string | undefined): SqliteStore {
     if (error instanceof StoreOpenError) throw new CliError(error.message, 2);
     throw error;
   }
+}
+
+/**
+ * For commands that only read (`runs list/show/approve/deny/resume`, `chat --conversation`): a database that does not
+ * exist is reported (exit 2) instead of being created, folder and all, empty.
+ */
+export function openExistingStore(db: string | undefined): SqliteStore {
+  const file = resolveDbPath(db);
+  if (!existsSync(file)) {
+    throw new CliError(
+      `No database at ${file}: nothing has been stored there yet (\`toolbridge run\` and \`toolbridge chat\` create it). Check ${db === undefined ? "whether to pass --db <file>" : "the --db path"}.`,
+    );
+  }
+  return openStore(db);
 }

@@ -1,3 +1,5 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { hermesProtocol } from "../protocols/formats/hermes.js";
@@ -6,8 +8,11 @@ import {
   BUNDLED_MODEL_METADATA,
   bundledModelPath,
   lastRequestOnly,
+  modeFromHints,
+  readGgufModelHints,
   readModelHints,
 } from "./bundled-model.js";
+import { writeTestModel } from "./gguf/make-test-model.js";
 
 describe("bundled model", () => {
   it("lives in the package's models/ folder, found the same way from src/ and dist/", () => {
@@ -61,5 +66,26 @@ describe("bundled model", () => {
     ];
     expect(lastRequestOnly(messages)).toEqual([messages[0], ...messages.slice(5)]);
     expect(lastRequestOnly(messages.slice(1, 2))).toEqual(messages.slice(1, 2));
+  });
+});
+
+describe("GGUF hints read from the file header", () => {
+  it("choose text mode for a file that names its protocol, whatever path it is given by", async () => {
+    const hints = await readGgufModelHints(path.relative(process.cwd(), bundledModelPath()));
+    expect(hints).toMatchObject({ protocol: "hermes", history: "last-request" });
+    expect(modeFromHints(undefined, hints)).toBe("text");
+    // The caller's explicit choice still wins.
+    expect(modeFromHints("native", hints)).toBe("native");
+  });
+
+  it("leave a GGUF without hints, and a file that cannot be read, to the backend's default", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "tb-hints-"));
+    try {
+      writeTestModel(path.join(dir, "tiny.gguf"));
+      expect(modeFromHints(undefined, await readGgufModelHints(path.join(dir, "tiny.gguf")))).toBeUndefined();
+      expect(await readGgufModelHints(path.join(dir, "missing.gguf"))).toEqual({});
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -64,6 +64,33 @@ export function lastRequestOnly(messages: readonly AgentMessage[]): AgentMessage
   return [...messages.slice(0, start).filter((m) => m.role === "system"), ...messages.slice(start)];
 }
 
+/**
+ * The hints in a GGUF file's header, read without loading the model (node-llama-cpp reads only the metadata). A file
+ * that cannot be read gives no hints: loading it reports the problem properly.
+ */
+export async function readGgufModelHints(file: string): Promise<ModelHints> {
+  try {
+    const { readGgufFileInfo } = await import("node-llama-cpp");
+    const info = await readGgufFileInfo(file, { readTensorInfo: false, logWarnings: false });
+    return readModelHints(info.metadata);
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * A model that names its tool-call protocol in its metadata was trained on that text protocol, not on a native
+ * function-calling template: run it in text mode unless the caller chose a mode. Wherever the file comes from (the
+ * default, `--model <path>`, a config file, a library caller) it then behaves the same.
+ */
+export function modeFromHints(
+  mode: "native" | "text" | undefined,
+  hints: ModelHints,
+): "native" | "text" | undefined {
+  if (mode !== undefined) return mode;
+  return hints.protocol !== undefined ? "text" : undefined;
+}
+
 export const BUNDLED_MODEL_FILE = "toolbridge-demo.gguf";
 
 /**

@@ -5,6 +5,7 @@ import {
   type AnthropicMessagesModelOptions,
   createAnthropicMessagesModel,
 } from "./anthropic/anthropic-messages-model.js";
+import { modeFromHints, readGgufModelHints } from "./bundled-model.js";
 import {
   createTextCompletionModel,
   type TextCompletionModelOptions,
@@ -94,7 +95,12 @@ export async function createModel(spec: ModelSpec): Promise<RoutedModel> {
         }
         throw error;
       }
-      return module.createLlamaModel(spec);
+      // The GGUF's own hints choose the mode when the caller did not (models/bundled-model.ts).
+      const mode = modeFromHints(
+        spec.mode as "native" | "text" | undefined,
+        await readGgufModelHints(spec.modelPath),
+      );
+      return module.createLlamaModel(mode === undefined ? spec : { ...spec, mode });
     }
     default: {
       const backend = (spec as { backend?: unknown }).backend;

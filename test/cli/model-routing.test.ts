@@ -114,7 +114,7 @@ describe("routing: native tools where the backend has them, a text protocol othe
     const store = new SqliteStore(":memory:");
     try {
       await expect(createCliAgent({ model: model!, allow: ["calculator"] }, store)).rejects.toThrow(
-        /"no_such_tool", which is not an offered tool\. Offered: calculator/,
+        /--tool-choice must be auto, required, none or the name of an offered tool \(calculator\); got "no_such_tool"/,
       );
     } finally {
       await store.close();

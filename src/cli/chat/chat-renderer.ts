@@ -2,6 +2,7 @@ import ora, { type Ora } from "ora";
 import pc from "picocolors";
 import type { AgentEvent } from "../../agent/events.js";
 import { resultText } from "../../tools/normalize-tool-result.js";
+import { inCliTerms } from "../cli-wording.js";
 import type { ChatView } from "./chat-view.js";
 
 export interface ChatRendererOptions {
@@ -99,7 +100,7 @@ export class ChatRenderer implements ChatView {
         break;
       }
       case "error":
-        this.line(pc.red(`! ${event.message}`));
+        this.line(pc.red(`! ${inCliTerms(event.message)}`));
         break;
       case "run-finished":
         this.#stopSpinner();

@@ -6,6 +6,9 @@ import type { PendingCall } from "../../agent/events.js";
 import type { RunLimits } from "../../agent/limits.js";
 import type { RunHandle } from "../../agent/run-handle.js";
 import type { RunView } from "../../agent/run-view.js";
+import { inCliTerms } from "../cli-wording.js";
+import { commandHint, type HintContext } from "../command-hint.js";
+import { firstSentence } from "../first-sentence.js";
 import { approvalQuestion, parseApprovalAnswer } from "./approval-answer.js";
 import type { ChatView } from "./chat-view.js";
 import type { LineReader } from "./line-reader.js";
@@ -23,6 +26,8 @@ export interface ChatSessionOptions {
   alwaysAllowed: Set<string>;
   /** For the exit note: where the conversation is kept. */
   dbLocation: string;
+  /** The `--db`/`--config` the chat was started with, repeated in the commands it prints so that pasting them works. */
+  hintContext?: HintContext;
   /** Shown once at the start, e.g. the model and how tools reach it. */
   banner: string;
 }
@@ -83,7 +88,7 @@ export class ChatSession {
     if (this.#conversationId) {
       renderer.line(
         pc.dim(
-          `Conversation ${this.#conversationId} is saved in ${this.#o.dbLocation}; continue it with \`toolbridge chat --conversation ${this.#conversationId}\`.`,
+          `Conversation ${this.#conversationId} is saved in ${this.#o.dbLocation}; continue it with \`${commandHint(["chat", "--conversation", this.#conversationId], this.#o.hintContext ?? {}, { withConfig: true })}\`.`,
         ),
       );
     }
@@ -103,16 +108,17 @@ export class ChatSession {
       case "/tools": {
         const tools = this.#o.agent.tools();
         if (tools.length === 0) renderer.line("No tools are offered.");
+        // Names in one column, the first sentence beside them (the model gets the whole description).
+        const width = Math.max(0, ...tools.map((d) => d.tool.name.length));
         for (const d of tools) {
           const gate = this.#o.alwaysAllowed.has(d.tool.name)
             ? pc.green(" [always allowed in this chat]")
             : d.requiresApproval
               ? pc.yellow(" [asks for approval]")
               : "";
-          // The first sentence: enough to recognise a tool in a list; the model gets the whole description.
-          const first = (d.tool.description ?? "").split(/(?<=\.)\s|\n/)[0] ?? "";
-          const description = first.length > 100 ? `${first.slice(0, 99)}…` : first;
-          renderer.line(`  ${pc.bold(d.tool.name)}${gate}  ${pc.dim(description)}`);
+          renderer.line(
+            `  ${pc.bold(d.tool.name.padEnd(width))}  ${pc.dim(firstSentence(d.tool.description))}${gate}`,
+          );
         }
         return undefined;
       }
@@ -146,7 +152,14 @@ export class ChatSession {
         if (!(await this.#decide(view))) {
           renderer.line(
             pc.yellow(
-              `Run ${view.runId} is left paused, waiting for approval; decide later with \`toolbridge runs approve|deny ${view.runId} <callId>\` and \`toolbridge runs resume ${view.runId}\`.`,
+              `Run ${view.runId} is left paused, waiting for approval; decide later with ${view.pending
+                .map(
+                  (p) =>
+                    `\`${commandHint(["runs", "approve", view.runId, p.callId], this.#o.hintContext ?? {})}\``,
+                )
+                .join(
+                  ", ",
+                )} (or \`runs deny\`), then \`${commandHint(["runs", "resume", view.runId], this.#o.hintContext ?? {})}\`.`,
             ),
           );
           return "end-of-input";
@@ -170,7 +183,7 @@ export class ChatSession {
       return await handle.result;
     } catch (error) {
       this.#stopped += 1;
-      renderer.line(pc.red(`! ${(error as Error).message}`));
+      renderer.line(pc.red(`! ${inCliTerms((error as Error).message)}`));
       return undefined;
     }
   }

@@ -6,9 +6,10 @@ import { ChatSession } from "../chat/chat-session.js";
 import { JsonChatView } from "../chat/json-chat-view.js";
 import { LineReader } from "../chat/line-reader.js";
 import { CliError, runCommand } from "../cli-error.js";
+import { bundledModelIntro, isBundledModel } from "../default-model.js";
 import { createLoadProgress } from "../load-progress.js";
 import { type ModelSettings, modelLabel } from "../model-options.js";
-import { openStore } from "../open-store.js";
+import { openExistingStore, openStore } from "../open-store.js";
 import {
   type AgentCommandOptions,
   addAgentOptions,
@@ -44,7 +45,8 @@ export function registerChatCommand(program: Command): void {
     runCommand(async () => {
       const settings = cliAgentSettings(options, "chat");
       const limits = cliRunLimits(options);
-      const store = openStore(options.db);
+      // Continuing a conversation only reads: a database that is not there is reported, not created empty.
+      const store = options.conversation ? openExistingStore(options.db) : openStore(options.db);
       const alwaysAllowed = new Set<string>();
       const out = process.stdout;
       const model = settings.model as ModelSettings;
@@ -52,6 +54,13 @@ export function registerChatCommand(program: Command): void {
       let cli: CliAgent | undefined;
       let reader: LineReader | undefined;
       try {
+        // Before loading the model: a mistyped id should not cost a model load.
+        if (options.conversation && (await store.listMessages(options.conversation)).length === 0) {
+          progress.finish(false);
+          throw new CliError(
+            `No conversation "${options.conversation}" in ${store.location}; start a new chat without --conversation.`,
+          );
+        }
         try {
           cli = await createCliAgent(settings, store, limits, {
             onLoadProgress: (p) => progress.update(p),
@@ -61,11 +70,6 @@ export function registerChatCommand(program: Command): void {
         } catch (error) {
           progress.finish(false);
           throw error;
-        }
-        if (options.conversation && (await store.listMessages(options.conversation)).length === 0) {
-          throw new CliError(
-            `No conversation "${options.conversation}" in ${store.location}; start a new chat without --conversation.`,
-          );
         }
         const count = cli.agent.tools().length;
         const tools = `${count} tool${count === 1 ? "" : "s"}`;
@@ -87,8 +91,14 @@ export function registerChatCommand(program: Command): void {
           ...(options.conversation ? { conversationId: options.conversation } : {}),
           alwaysAllowed,
           dbLocation: store.location,
+          hintContext: { db: options.db, config: options.config },
           banner: pc.dim(
-            `toolbridge chat · ${cli.agent.model.id} (${routingLabel(cli)}) · ${tools} · /help for commands, /exit to leave`,
+            [
+              `toolbridge chat · ${cli.agent.model.id} (${routingLabel(cli)}) · ${tools} · /help for commands, /exit to leave`,
+              ...(isBundledModel(model)
+                ? [bundledModelIntro(options.allow === undefined && settings.allow !== undefined)]
+                : []),
+            ].join("\n"),
           ),
         });
         return await session.start();

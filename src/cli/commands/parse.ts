@@ -3,7 +3,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Command } from "commander";
 import { parseToolCalls } from "../../protocols/parse-tool-calls.js";
 import { ProtocolNotImplementedError, UnknownProtocolError } from "../../protocols/protocol-errors.js";
-import { getProtocol } from "../../protocols/protocol-registry.js";
+import { getProtocol, listProtocols } from "../../protocols/protocol-registry.js";
 import type { ParseResult } from "../../protocols/types.js";
 import { CliError, parseJsonOption, runCommand } from "../cli-error.js";
 
@@ -100,7 +100,12 @@ export function registerParseCommand(program: Command): void {
   program
     .command("parse")
     .description("Parse tool calls out of model output (stdin) in a text tool-call format")
-    .option("--format <id>", "tool-call format id (e.g. hermes, pythonic, tag_tool)")
+    .option(
+      "--format <id>",
+      `tool-call format id: ${listProtocols()
+        .map((p) => p.id)
+        .join(", ")}`,
+    )
     .option("--tools <file>", "JSON file with the MCP tools offered (for coercion by schema)")
     .option("--prefix <text>", "what the prompt ended with, e.g. <think>")
     .option("--jsonl", "read lines {id, format, text, tools?, prefix?} and print one result line each")

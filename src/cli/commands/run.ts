@@ -16,7 +16,10 @@ import { createMemoryTools } from "../../tools/builtin/memory.js";
 import { resultText } from "../../tools/normalize-tool-result.js";
 import type { AnyToolDefinition } from "../../tools/tool-definition.js";
 import { CliError, runCommand } from "../cli-error.js";
+import { inCliTerms } from "../cli-wording.js";
+import { commandHint, type HintContext } from "../command-hint.js";
 import { createCliModel } from "../create-cli-model.js";
+import { BUNDLED_MODEL_TOOLS, isBundledModel } from "../default-model.js";
 import { createLoadProgress } from "../load-progress.js";
 import {
   addModelOptions,
@@ -71,7 +74,7 @@ function checkToolChoice(choice: ToolChoice | undefined, agent: Agent): void {
   const names = agent.tools().map((d) => d.tool.name);
   if (!names.includes(choice.name)) {
     throw new CliError(
-      `--tool-choice names "${choice.name}", which is not an offered tool. Offered: ${names.join(", ")}.`,
+      `--tool-choice must be auto, required, none or the name of an offered tool (${names.join(", ")}); got "${choice.name}".`,
     );
   }
 }
@@ -88,6 +91,18 @@ export function modelSettingsOf(settings: CliAgentSettings): ModelSettings {
   return settings.protocol ? { ...base, protocol: settings.protocol } : base;
 }
 
+/** The shape defineTool returns, as far as the registry relies on it. */
+function isToolDefinition(value: unknown): value is AnyToolDefinition {
+  if (value === null || typeof value !== "object") return false;
+  const { tool, handler } = value as { tool?: { name?: unknown }; handler?: unknown };
+  return (
+    typeof tool === "object" &&
+    tool !== null &&
+    typeof tool.name === "string" &&
+    typeof handler === "function"
+  );
+}
+
 /**
  * `--tools-module <file>`: an ES module exporting `tools` (an array of tool definitions) or a default function
  * returning one. Meant for test fixtures and local custom tools; the tools join the configured ones.
@@ -100,11 +115,19 @@ export async function loadToolsModule(file: string): Promise<AnyToolDefinition[]
     throw new CliError(`Cannot load --tools-module ${file}: ${(error as Error).message}`);
   }
   const tools = typeof mod.default === "function" ? await (mod.default as () => unknown)() : mod.tools;
-  if (!Array.isArray(tools)) {
-    throw new CliError(
-      `--tools-module ${file} must export "tools" (an array of defineTool(...) results) or a default function returning one.`,
-    );
-  }
+  const expected =
+    'export "tools", an array of defineTool({ name, description, inputSchema, handler }) results (defineTool comes from "toolbridge"), or a default function returning one';
+  if (!Array.isArray(tools)) throw new CliError(`--tools-module ${file} must ${expected}.`);
+  // Plain objects would fail deep inside the registry with a TypeError; say what is wrong with which entry instead.
+  tools.forEach((entry: unknown, i) => {
+    if (!isToolDefinition(entry)) {
+      const what =
+        entry !== null && typeof entry === "object" && "name" in entry
+          ? `a plain object ("${String((entry as { name: unknown }).name)}"), not a defineTool(...) result`
+          : `${entry === null ? "null" : typeof entry}, not a defineTool(...) result`;
+      throw new CliError(`--tools-module ${file}: tools[${i}] is ${what}. The module must ${expected}.`);
+    }
+  });
   return tools as AnyToolDefinition[];
 }
 
@@ -137,6 +160,7 @@ export async function createCliAgent(
       ...(settings.dryRun ? { dryRun: true } : {}),
       ...(settings.allow ? { allow: settings.allow } : {}),
       ...(settings.localOnly ? { localOnly: true } : {}),
+      // --require-approval names tools on purpose, so it wins over the blanket --auto-approve.
       approval: (call) =>
         extras.approval?.(call) ??
         (require.has(call.name) ? "ask" : settings.autoApprove ? "always" : undefined),
@@ -201,14 +225,22 @@ export function describeEvent(event: AgentEvent): string | undefined {
     case "approval-requested":
       return `? approval needed: ${event.calls.map((c) => `${c.callId} ${c.name}`).join(", ")}`;
     case "error":
-      return `! ${event.message}`;
+      return `! ${inCliTerms(event.message)}`;
     default:
       return undefined;
   }
 }
 
-/** Print a run's outcome; returns the exit code (0 finished or paused, 1 stopped by a limit or error). */
-export function printRunView(view: RunView, json: boolean, error?: string | null): number {
+/**
+ * Print a run's outcome; returns the exit code (0 finished or paused, 1 stopped by a limit or error). A paused run
+ * gets the exact commands that decide and resume it, with the `--db` this command was given, ready to paste.
+ */
+export function printRunView(
+  view: RunView,
+  json: boolean,
+  error?: string | null,
+  hint: HintContext = {},
+): number {
   if (json) {
     process.stdout.write(`${JSON.stringify(view)}\n`);
   } else if (view.status === "paused") {
@@ -217,14 +249,17 @@ export function printRunView(view: RunView, json: boolean, error?: string | null
     );
     for (const p of view.pending)
       process.stdout.write(`  ${p.callId}  ${p.name} ${short(p.arguments, 400)}\n`);
-    process.stdout.write(
-      `Decide with \`toolbridge runs approve ${view.runId} <callId>\` or \`toolbridge runs deny ${view.runId} <callId>\`, then \`toolbridge runs resume ${view.runId}\`.\n`,
-    );
+    process.stdout.write("Decide each call (approve or deny), then resume:\n");
+    for (const p of view.pending) {
+      process.stdout.write(`  ${commandHint(["runs", "approve", view.runId, p.callId], hint)}\n`);
+      process.stdout.write(`  ${commandHint(["runs", "deny", view.runId, p.callId], hint)}\n`);
+    }
+    process.stdout.write(`  ${commandHint(["runs", "resume", view.runId], hint)}\n`);
   } else if (view.status === "finished") {
     process.stdout.write(`${view.answer ?? ""}\n`);
   } else {
     process.stderr.write(
-      `Run ${view.runId} ${view.status}: ${view.stopReason}${error ? ` (${error})` : ""}\n`,
+      `Run ${view.runId} ${view.status}: ${view.stopReason}${error ? ` (${inCliTerms(error)})` : ""}\n`,
     );
   }
   return view.status === "stopped" ? 1 : 0;
@@ -277,6 +312,9 @@ export function cliAgentSettings(options: AgentCommandOptions, command: string):
   if (options.autoApprove) settings.autoApprove = true;
   if (options.requireApproval) settings.requireApproval = list(options.requireApproval);
   if (options.allow) settings.allow = list(options.allow);
+  // The demo model is offered only the tools it was trained on, unless the user asked for others by name.
+  else if (config.tools?.allow === undefined && isBundledModel(settings.model as ModelSettings))
+    settings.allow = [...BUNDLED_MODEL_TOOLS];
   if (options.localOnly) settings.localOnly = true;
   return settings;
 }
@@ -296,8 +334,14 @@ export function addAgentOptions(command: Command): Command {
     .option("--max-tool-calls <n>", "tool executions before the run stops (default 50)")
     .option("--timeout <ms>", "total running time before the run stops (default 600000)")
     .option("--dry-run", "tools with side effects report what they would do instead of running")
-    .option("--require-approval <tools>", "comma-separated tools that need approval in this run")
-    .option("--auto-approve", "approve every call without asking (for scripts)")
+    .option(
+      "--require-approval <tools>",
+      "comma-separated tools that need approval in this run (this wins over --auto-approve)",
+    )
+    .option(
+      "--auto-approve",
+      "approve every call without asking (for scripts), except tools named by --require-approval",
+    )
     .option("--allow <tools>", "only these tools (comma-separated names or * patterns) are offered")
     .option("--local-only", "offer no open-world (network) tools")
     .option("--system <text>", "system prompt")
@@ -344,7 +388,7 @@ export function registerRunCommand(program: Command): void {
         }
         const view = await handle.result;
         const record = await store.getRun(view.runId);
-        return printRunView(view, options.json === true, record?.error);
+        return printRunView(view, options.json === true, record?.error, { db: options.db });
       } catch (error) {
         throw asCliError(error);
       } finally {

@@ -3,7 +3,8 @@ import type { Command } from "commander";
 import { buildRunView } from "../../agent/run-view.js";
 import type { RunRecord, RunStatus } from "../../store/store.js";
 import { CliError, parseJsonOption, runCommand } from "../cli-error.js";
-import { openStore } from "../open-store.js";
+import { commandHint } from "../command-hint.js";
+import { openExistingStore } from "../open-store.js";
 import {
   asCliError,
   type CliAgent,
@@ -25,12 +26,14 @@ async function withRunAgent<T>(
   db: string | undefined,
   body: (cli: CliAgent, run: RunRecord) => Promise<T>,
 ): Promise<T> {
-  const store = openStore(db);
+  const store = openExistingStore(db);
   let cli: CliAgent | undefined;
   try {
     const run = await store.getRun(runId);
     if (!run)
-      throw new CliError(`No run with id "${runId}" in ${store.location}; see \`toolbridge runs list\`.`);
+      throw new CliError(
+        `No run with id "${runId}" in ${store.location}; see \`${commandHint(["runs", "list"], { db })}\`.`,
+      );
     cli = await createCliAgent(storedSettings(run.options, runId), store);
     return await body(cli, run);
   } catch (error) {
@@ -45,11 +48,14 @@ function printDecision(
   runId: string,
   result: { pending: Array<{ callId: string }>; ready: boolean },
   json: boolean,
+  db: string | undefined,
 ) {
   if (json) {
     process.stdout.write(`${JSON.stringify({ runId, pending: result.pending, ready: result.ready })}\n`);
   } else if (result.ready) {
-    process.stdout.write(`All calls decided; continue with \`toolbridge runs resume ${runId}\`.\n`);
+    process.stdout.write(
+      `All calls decided; continue with:\n  ${commandHint(["runs", "resume", runId], { db })}\n`,
+    );
   } else {
     process.stdout.write(`Still waiting for: ${result.pending.map((p) => p.callId).join(", ")}.\n`);
   }
@@ -73,7 +79,7 @@ export function registerRunsCommand(program: Command): void {
         const limit = options.limit ? Number(options.limit) : 20;
         if (!Number.isInteger(limit) || limit < 1)
           throw new CliError(`--limit must be a positive integer, got "${options.limit}".`);
-        const store = openStore(options.db);
+        const store = openExistingStore(options.db);
         try {
           const filter: { status?: RunStatus; limit: number } = { limit };
           if (options.status) filter.status = options.status as RunStatus;
@@ -116,7 +122,7 @@ export function registerRunsCommand(program: Command): void {
     .option("--db <file>", "SQLite database")
     .action((runId: string, options: DbOption & { json?: boolean }) =>
       runCommand(async () => {
-        const store = openStore(options.db);
+        const store = openExistingStore(options.db);
         try {
           const view = await buildRunView(store, runId).catch((error) => {
             throw asCliError(error);
@@ -175,7 +181,7 @@ export function registerRunsCommand(program: Command): void {
               by: options.by ?? os.userInfo().username,
               ...(edited ? { arguments: edited } : {}),
             });
-            printDecision(runId, result, options.json === true);
+            printDecision(runId, result, options.json === true, options.db);
             return 0;
           });
         }),
@@ -198,7 +204,7 @@ export function registerRunsCommand(program: Command): void {
               by: options.by ?? os.userInfo().username,
               ...(options.reason !== undefined ? { reason: options.reason } : {}),
             });
-            printDecision(runId, result, options.json === true);
+            printDecision(runId, result, options.json === true, options.db);
             return 0;
           }),
         ),
@@ -219,7 +225,9 @@ export function registerRunsCommand(program: Command): void {
             if (line) process.stderr.write(`${line}\n`);
           }
           const view = await handle.result;
-          return printRunView(view, options.json === true, (await store.getRun(runId))?.error);
+          return printRunView(view, options.json === true, (await store.getRun(runId))?.error, {
+            db: options.db,
+          });
         }),
       ),
     );

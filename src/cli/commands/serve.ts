@@ -2,13 +2,14 @@ import type { Command } from "commander";
 import { describeMcpServerStatus, stderrMountLogger } from "../../mcp/mcp-cli-support.js";
 import { ServerConfigError, startServer } from "../../server/start-server.js";
 import { CliError, runCommand } from "../cli-error.js";
-import { createRuntime } from "../runtime.js";
+import { createToolsRuntime } from "../tools-runtime.js";
 
 interface ServeOptions {
   port: string;
   host: string;
   token?: string;
   config?: string;
+  db?: string;
   allowedOrigin?: string[];
   allowedHost?: string[];
   maxBodyBytes?: string;
@@ -34,6 +35,7 @@ export function registerServeCommand(program: Command): void {
     .option("--allowed-host <name...>", "Host header names allowed besides localhost (e.g. behind a proxy)")
     .option("--max-body-bytes <n>", "largest request body accepted (default 4 MiB)")
     .option("-c, --config <file>", "config file (default: ./toolbridge.config.json when present)")
+    .option("--db <file>", "database for the memory tools (default: the user data folder)")
     .option("--verbose", "also log the stderr of mounted MCP servers")
     .action((options: ServeOptions) =>
       runCommand(async () => {
@@ -44,7 +46,9 @@ export function registerServeCommand(program: Command): void {
             : parseInteger(options.maxBodyBytes, "--max-body-bytes", 1, 1024 * 1024 * 1024);
         const token = options.token ?? process.env.TOOLBRIDGE_TOKEN ?? undefined;
         const logger = stderrMountLogger(options.verbose === true);
-        const runtime = await createRuntime({
+        // The memory tools too, as `tools list` and `run` offer them; their database opens at the first call.
+        const runtime = await createToolsRuntime({
+          db: options.db,
           ...(options.config ? { configPath: options.config } : {}),
           mcpLogger: logger,
         });

@@ -1,11 +1,8 @@
 import type { Command } from "commander";
 import pc from "picocolors";
-import type { SqliteStore } from "../../store/sqlite-store.js";
-import { createMemoryTools } from "../../tools/builtin/memory.js";
 import { resultText } from "../../tools/normalize-tool-result.js";
 import { CliError, parseJsonOption, runCommand } from "../cli-error.js";
-import { openStore } from "../open-store.js";
-import { createRuntime, type Runtime } from "../runtime.js";
+import { createToolsRuntime } from "../tools-runtime.js";
 
 interface ListOptions {
   json?: boolean;
@@ -21,32 +18,6 @@ interface CallOptions {
   config?: string;
   user?: string;
   dryRun?: boolean;
-}
-
-/**
- * The runtime plus the memory tools `run` and `chat` offer. Their store opens on first use, so listing tools never
- * creates a database.
- */
-async function createToolsRuntime(options: { config?: string; db?: string }): Promise<Runtime> {
-  const runtime = await createRuntime(options.config ? { configPath: options.config } : {});
-  let store: SqliteStore | undefined;
-  const open = () => {
-    store ??= openStore(options.db);
-    return store;
-  };
-  runtime.registry.registerAll(
-    createMemoryTools({
-      searchMemory: (query, searchOptions) => open().searchMemory(query, searchOptions),
-      saveNote: (note) => open().saveNote(note),
-    }),
-  );
-  return {
-    ...runtime,
-    async close() {
-      await runtime.close();
-      await store?.close();
-    },
-  };
 }
 
 function firstLine(text: string | undefined): string {
@@ -65,11 +36,21 @@ export function registerToolsCommand(program: Command): void {
     .option("--db <file>", "database for the memory tools (default: the user data folder)")
     .action((options: ListOptions) =>
       runCommand(async () => {
-        const runtime = await createToolsRuntime(options);
+        const runtime = await createToolsRuntime({
+          ...(options.config ? { configPath: options.config } : {}),
+          db: options.db,
+        });
         try {
-          const definitions = runtime.registry
-            .definitions()
-            .filter((d) => options.category === undefined || d.category === options.category);
+          const all = runtime.registry.definitions();
+          const categories = [...new Set(all.map((d) => d.category))].sort();
+          if (options.category !== undefined && !categories.includes(options.category)) {
+            throw new CliError(
+              `--category "${options.category}" is not a category of the available tools; the categories are: ${categories.join(", ")}.`,
+            );
+          }
+          const definitions = all.filter(
+            (d) => options.category === undefined || d.category === options.category,
+          );
           if (options.json) {
             process.stdout.write(`${JSON.stringify({ tools: definitions.map((d) => d.tool) }, null, 2)}\n`);
             return 0;
@@ -110,7 +91,10 @@ export function registerToolsCommand(program: Command): void {
         if (args === null || typeof args !== "object" || Array.isArray(args)) {
           throw new CliError('--args must be a JSON object, e.g. --args \'{"expression": "2+2"}\'');
         }
-        const runtime = await createToolsRuntime(options);
+        const runtime = await createToolsRuntime({
+          ...(options.config ? { configPath: options.config } : {}),
+          db: options.db,
+        });
         try {
           const outcome = await runtime.executor.execute(
             { name, arguments: args },

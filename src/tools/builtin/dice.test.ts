@@ -107,6 +107,7 @@ describe("roll_dice limits and errors", () => {
     ["1d1001", /d1001 has too many sides: at most 1000/],
     ["2d100000", /too many sides/],
     ["999d6", /999 dice/],
+    ["1000d6", /"1000d6": a roll takes 1 to 100 dice at once/],
   ])("refuses %s before rolling anything", async (notation, message) => {
     const neverCalled = () => {
       throw new Error("rolled despite the limit");

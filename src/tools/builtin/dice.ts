@@ -76,6 +76,10 @@ function describeParseError(notation: string, error: unknown): string {
     location?: { start?: { offset?: number } };
     message?: string;
   };
+  // The parser's own bound (999 dice) is not ours: state the real limit.
+  if (details.message && /qty must be between/.test(details.message)) {
+    return `Invalid dice notation "${notation}": a roll takes 1 to ${MAX_DICE_PER_ROLL} dice at once (e.g. ${MAX_DICE_PER_ROLL}d6).`;
+  }
   const offset = details.location?.start?.offset;
   let where = "";
   if (offset !== undefined) {

@@ -41,6 +41,24 @@ function stripTags(text: string): string {
     .trim();
 }
 
+/** fetch, with a failure that names the backend's address ("fetch failed" alone says nothing to fix). */
+async function fetchBackend(
+  doFetch: typeof fetch,
+  url: URL,
+  init: RequestInit & { signal: AbortSignal },
+): Promise<Response> {
+  try {
+    return await doFetch(url, init);
+  } catch (error) {
+    if (init.signal.aborted) throw error;
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const why = cause?.code ?? cause?.message ?? (error as Error).message;
+    throw new Error(
+      `the search backend at ${url.origin}${url.pathname} could not be reached (${why}); check webSearch in the config`,
+    );
+  }
+}
+
 async function searchBackend(
   options: WebSearchOptions,
   query: string,
@@ -53,7 +71,7 @@ async function searchBackend(
     const url = new URL("search", backend.url.endsWith("/") ? backend.url : `${backend.url}/`);
     url.searchParams.set("q", query);
     url.searchParams.set("format", "json");
-    const response = await doFetch(url, { signal, headers: { accept: "application/json" } });
+    const response = await fetchBackend(doFetch, url, { signal, headers: { accept: "application/json" } });
     if (!response.ok) throw new Error(`the search backend answered HTTP ${response.status}`);
     const body = (await response.json()) as SearxngResponse;
     return (body.results ?? []).slice(0, count).map((r) => ({
@@ -68,7 +86,7 @@ async function searchBackend(
   const url = new URL(backend.url ?? "https://api.search.brave.com/res/v1/web/search");
   url.searchParams.set("q", query);
   url.searchParams.set("count", String(count));
-  const response = await doFetch(url, {
+  const response = await fetchBackend(doFetch, url, {
     signal,
     headers: { accept: "application/json", "x-subscription-token": key },
   });
