@@ -1,6 +1,6 @@
 import { jsonrepair } from "jsonrepair";
+import type { LanguageModel, ModelFinishReason, ModelRequest, ModelUsage } from "../core/language-model.js";
 import type { ParserEvent, ToolCallParser } from "../protocols/types.js";
-import type { LanguageModel, ModelFinishReason, ModelRequest, ModelUsage } from "./model.js";
 import type { TextCallProtocol } from "./text-protocol.js";
 
 export interface CollectedCall {

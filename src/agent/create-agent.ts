@@ -1,6 +1,13 @@
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { AgentMessage, AssistantMessage } from "../core/agent-message.js";
+import type {
+  ExecuteCallOutcome,
+  LanguageModel,
+  ModelCallRequest,
+  ToolChoice,
+} from "../core/language-model.js";
 import { SqliteStore } from "../store/sqlite-store.js";
 import type {
   ApprovalRecord,
@@ -29,8 +36,6 @@ import { type ApprovalPolicyConfig, resolveApprovalPolicy } from "./approval-pol
 import { type CollectedCall, type CollectedTurn, collectModelTurn } from "./collect-model-turn.js";
 import type { AgentEvent, AgentEventBody, PendingCall } from "./events.js";
 import { type RunLimits, resolveLimits } from "./limits.js";
-import type { AgentMessage, AssistantMessage } from "./messages.js";
-import type { ExecuteCallOutcome, LanguageModel, ModelCallRequest, ToolChoice } from "./model.js";
 import { RunHandle } from "./run-handle.js";
 import { buildRunView, type RunView, toRunView } from "./run-view.js";
 import type { TextCallProtocol } from "./text-protocol.js";

@@ -1,3 +1,19 @@
+export type {
+  AgentMessage,
+  AgentToolCall,
+  AssistantMessage,
+  ToolResultMessage,
+} from "../core/agent-message.js";
+export type {
+  ExecuteCallOutcome,
+  LanguageModel,
+  ModelCallRequest,
+  ModelEvent,
+  ModelFinishReason,
+  ModelRequest,
+  ModelUsage,
+  ToolChoice,
+} from "../core/language-model.js";
 export { DecisionError, RunNotFoundError, RunStateError } from "./agent-errors.js";
 export { type ApprovalPolicy, type ApprovalPolicyConfig, resolveApprovalPolicy } from "./approval-policy.js";
 export { type CollectedCall, type CollectedTurn, collectModelTurn } from "./collect-model-turn.js";
@@ -11,17 +27,6 @@ export {
 } from "./create-agent.js";
 export type { AgentEvent, AgentEventType, PendingCall } from "./events.js";
 export { DEFAULT_LIMITS, type RunLimits, resolveLimits } from "./limits.js";
-export type { AgentMessage, AgentToolCall, AssistantMessage, ToolResultMessage } from "./messages.js";
-export type {
-  ExecuteCallOutcome,
-  LanguageModel,
-  ModelCallRequest,
-  ModelEvent,
-  ModelFinishReason,
-  ModelRequest,
-  ModelUsage,
-  ToolChoice,
-} from "./model.js";
 export {
   createReplayModel,
   createReplayModelFromFile,

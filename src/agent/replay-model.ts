@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
-import { ToolbridgeError } from "../tools/errors.js";
-import type { LanguageModel, ModelEvent, ModelRequest } from "./model.js";
+import type { LanguageModel, ModelEvent, ModelRequest } from "../core/language-model.js";
+import { ToolbridgeError } from "../core/toolbridge-error.js";
 
 /** One scripted model turn: text the model "says" (parsed by the run's protocol), native calls, or both. */
 export interface ReplayTurn {

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
-import type { LanguageModel } from "../agent/model.js";
 import { createReplayModelFromFile, ReplayError } from "../agent/replay-model.js";
 import type { TextCallProtocol } from "../agent/text-protocol.js";
+import type { LanguageModel } from "../core/language-model.js";
 import type { ChatTemplateSource } from "../models/chat-template/load-chat-template.js";
 import type { LlamaModelSpec, ModelSpec } from "../models/create-model.js";
 import { ModelConfigError } from "../models/model-errors.js";

@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
-import type { ToolChoice } from "../agent/model.js";
 import { MODEL_PROVIDERS, type ModelConfig, type ModelProvider } from "../config/model-config-schema.js";
+import type { ToolChoice } from "../core/language-model.js";
 import { CliError } from "./cli-error.js";
 import { defaultModelSettings } from "./default-model.js";
 

@@ -1,4 +1,4 @@
-import type { LanguageModel } from "../agent/model.js";
+import type { LanguageModel } from "../core/language-model.js";
 import { detectProtocol } from "../protocols/detect-protocol.js";
 import { getProtocol } from "../protocols/protocol-registry.js";
 import {

@@ -1,4 +1,4 @@
-import type { ModelEvent } from "../agent/model.js";
+import type { ModelEvent } from "../core/language-model.js";
 import type { ParserEvent } from "../protocols/types.js";
 import { generateCallId } from "./openai/tool-call-delta-accumulator.js";
 

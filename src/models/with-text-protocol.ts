@@ -1,5 +1,5 @@
-import type { AgentMessage } from "../agent/messages.js";
-import type { LanguageModel, ModelEvent, ModelRequest } from "../agent/model.js";
+import type { AgentMessage } from "../core/agent-message.js";
+import type { LanguageModel, ModelEvent, ModelRequest } from "../core/language-model.js";
 import type { ToolCallProtocol } from "../protocols/protocol.js";
 import { toProtocolTranscript } from "./completions/render-completion-prompt.js";
 import { enforceToolChoice } from "./enforce-tool-choice.js";

@@ -61,11 +61,11 @@ describe("SqliteStore", () => {
       audit: [],
     });
     const claims = await Promise.all([
-      a.claimToolCall("r1", "x"),
-      b.claimToolCall("r1", "x"),
-      a.claimToolCall("r1", "x"),
+      a.claimToolCalls("r1", ["x"]),
+      b.claimToolCalls("r1", ["x"]),
+      a.claimToolCalls("r1", ["x"]),
     ]);
-    expect(claims.filter(Boolean)).toHaveLength(1);
+    expect(claims.flat()).toEqual(["x"]);
     await a.close();
     await b.close();
   });

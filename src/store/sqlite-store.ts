@@ -2,8 +2,8 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import Database from "better-sqlite3";
-import type { AgentMessage, AgentToolCall } from "../agent/messages.js";
-import { ToolbridgeError } from "../tools/errors.js";
+import type { AgentMessage, AgentToolCall } from "../core/agent-message.js";
+import { ToolbridgeError } from "../core/toolbridge-error.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
 import {
   type ApprovalRecord,
@@ -509,10 +509,6 @@ export class SqliteStore implements Store {
     });
   }
 
-  async claimToolCall(runId: string, callId: string): Promise<boolean> {
-    return this.#claim(runId, callId, now());
-  }
-
   async claimToolCalls(runId: string, callIds: readonly string[]): Promise<string[]> {
     if (callIds.length === 0) return [];
     const at = now();
@@ -563,11 +559,6 @@ export class SqliteStore implements Store {
       );
       this.#updateRun(step.runId, step.run, at);
     });
-  }
-
-  async appendAudit(entry: AuditEntry): Promise<void> {
-    const at = now();
-    this.#write(() => this.#audit(entry, at));
   }
 
   async listAudit(runId?: string): Promise<AuditRecord[]> {

@@ -9,7 +9,7 @@ import type {
   ModelFinishReason,
   ModelRequest,
   ModelUsage,
-} from "../../agent/model.js";
+} from "../../core/language-model.js";
 import {
   toAnthropicMessages,
   toAnthropicToolChoice,

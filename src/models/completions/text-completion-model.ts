@@ -1,13 +1,13 @@
 import OpenAI from "openai";
 import type { Completion, CompletionCreateParamsStreaming } from "openai/resources/completions";
-import type { AgentMessage } from "../../agent/messages.js";
+import type { AgentMessage } from "../../core/agent-message.js";
 import type {
   LanguageModel,
   ModelEvent,
   ModelFinishReason,
   ModelRequest,
   ModelUsage,
-} from "../../agent/model.js";
+} from "../../core/language-model.js";
 import { detectProtocol } from "../../protocols/detect-protocol.js";
 import type { ToolCallProtocol } from "../../protocols/protocol.js";
 import { getProtocol } from "../../protocols/protocol-registry.js";

@@ -17,7 +17,7 @@ import type {
   ModelFinishReason,
   ModelRequest,
   ToolChoice,
-} from "../../agent/model.js";
+} from "../../core/language-model.js";
 import { detectProtocol } from "../../protocols/detect-protocol.js";
 import type { ToolCallProtocol } from "../../protocols/protocol.js";
 import { getProtocol } from "../../protocols/protocol-registry.js";

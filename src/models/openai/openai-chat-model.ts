@@ -3,14 +3,14 @@ import type {
   ChatCompletionChunk,
   ChatCompletionCreateParamsStreaming,
 } from "openai/resources/chat/completions";
-import type { AgentMessage } from "../../agent/messages.js";
+import type { AgentMessage } from "../../core/agent-message.js";
 import type {
   LanguageModel,
   ModelEvent,
   ModelFinishReason,
   ModelRequest,
   ModelUsage,
-} from "../../agent/model.js";
+} from "../../core/language-model.js";
 import { enforceToolChoice } from "../enforce-tool-choice.js";
 import {
   type ToOpenAIMessagesOptions,

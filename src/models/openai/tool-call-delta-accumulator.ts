@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { ModelEvent } from "../../agent/model.js";
+import type { ModelEvent } from "../../core/language-model.js";
 
 /** One streamed tool-call fragment as servers really send it (every field may be missing; arguments may be an object). */
 export interface ToolCallDelta {

@@ -1,5 +1,5 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { AgentMessage } from "./messages.js";
+import type { AgentMessage } from "./agent-message.js";
 
 /** auto: the model decides; required: it must call some tool; none: it must not; { name }: it must call that tool. */
 export type ToolChoice = "auto" | "required" | "none" | { name: string };
