@@ -8,16 +8,16 @@ import type {
   ModelCallRequest,
   ToolChoice,
 } from "../core/language-model.js";
-import { SqliteStore } from "../store/sqlite-store.js";
+import { InMemoryStore } from "../store/in-memory-store.js";
 import type {
   ApprovalRecord,
   AuditEntry,
   NewToolCall,
   RunPatch,
   RunRecord,
+  RunStore,
   StepRecord,
   StopReason,
-  Store,
   ToolCallFinish,
   ToolCallRecord,
 } from "../store/store.js";
@@ -45,8 +45,8 @@ export interface AgentOptions {
   model: LanguageModel;
   /** The tools: a registry (an executor with default options is made for it) or a configured executor. */
   tools: ToolRegistry | ToolExecutor;
-  /** Where runs live. Default: a private in-memory SQLite database (runs do not survive the process). */
-  store?: Store;
+  /** Where runs live. Default: an InMemoryStore of its own (runs do not survive the process). */
+  store?: RunStore;
   /** Parse the model's text with this protocol (text-only backends, replayed `{"text": …}` turns). */
   protocol?: TextCallProtocol;
   /** System prompt for new conversations. */
@@ -174,7 +174,7 @@ const FAILED_OUTCOMES = new Set([
  * just before a crash is reported as interrupted rather than with its result.
  */
 export class Agent {
-  readonly store: Store;
+  readonly store: RunStore;
   readonly executor: ToolExecutor;
   readonly model: LanguageModel;
   readonly #options: AgentOptions;
@@ -189,7 +189,7 @@ export class Agent {
     this.#options = options;
     this.model = options.model;
     this.executor = options.tools instanceof ToolExecutor ? options.tools : new ToolExecutor(options.tools);
-    this.store = options.store ?? new SqliteStore(":memory:");
+    this.store = options.store ?? new InMemoryStore();
     this.#redact = options.redact === false ? undefined : createRedactor(options.redact ?? {});
     this.#trace = options.traceDir ? new TraceWriter(options.traceDir, this.#redact) : undefined;
     const filter: { allow?: readonly string[]; deny?: readonly string[] } = {};
@@ -731,7 +731,7 @@ export class Agent {
    */
   async #recordTurn(
     session: RunSession,
-    turn: Omit<Parameters<Store["recordTurn"]>[0], "runId" | "conversationId">,
+    turn: Omit<Parameters<RunStore["recordTurn"]>[0], "runId" | "conversationId">,
   ): Promise<ToolCallRecord[]> {
     for (const call of turn.calls) if (call.state === "approved") call.state = "executing";
     const records = await this.store.recordTurn({

@@ -1,7 +1,8 @@
 import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import type { AgentMessage, AgentToolCall } from "../core/agent-message.js";
 import { ToolbridgeError } from "../core/toolbridge-error.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
@@ -37,6 +38,16 @@ export interface SqliteStoreOptions {
 }
 
 type Row = Record<string, unknown>;
+
+let driver: typeof Database | undefined;
+/**
+ * better-sqlite3 is a native addon: it is loaded when the first SqliteStore opens, not when toolbridge is imported,
+ * so a program that keeps its runs elsewhere (InMemoryStore, its own store) never loads it.
+ */
+function sqlite(): typeof Database {
+  driver ??= createRequire(import.meta.url)("better-sqlite3") as typeof Database;
+  return driver;
+}
 
 const now = () => new Date().toISOString();
 const json = (value: unknown) => JSON.stringify(value);
@@ -168,7 +179,7 @@ export class SqliteStore implements Store {
       }
     }
     try {
-      this.db = new Database(location);
+      this.db = new (sqlite())(location);
     } catch (error) {
       throw new StoreOpenError(
         `Cannot open database ${location}: ${(error as Error).message}. Pass another --db path.`,
