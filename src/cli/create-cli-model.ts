@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
-import { createReplayModelFromFile, ReplayError } from "../agent/replay-model.js";
 import type { TextCallProtocol } from "../agent/text-protocol.js";
 import type { LanguageModel } from "../core/language-model.js";
 import type { ChatTemplateSource } from "../models/chat-template/load-chat-template.js";
 import type { LlamaModelSpec, ModelSpec } from "../models/create-model.js";
 import { ModelConfigError } from "../models/model-errors.js";
+import { createReplayModelFromFile, ReplayError } from "../models/replay-model.js";
 import { ProtocolNotImplementedError, UnknownProtocolError } from "../protocols/protocol-errors.js";
 import { CliError } from "./cli-error.js";
 import { DEFAULT_ANTHROPIC_MODEL, type ModelSettings } from "./model-options.js";
