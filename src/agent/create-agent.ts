@@ -38,7 +38,6 @@ import type { AgentEvent, AgentEventBody, PendingCall } from "./events.js";
 import { type RunLimits, resolveLimits } from "./limits.js";
 import { RunHandle } from "./run-handle.js";
 import { buildRunView, type RunView, toRunView } from "./run-view.js";
-import type { TextCallProtocol } from "./text-protocol.js";
 import { TraceWriter } from "./trace-writer.js";
 
 export interface AgentOptions {
@@ -47,8 +46,6 @@ export interface AgentOptions {
   tools: ToolRegistry | ToolExecutor;
   /** Where runs live. Default: an InMemoryStore of its own (runs do not survive the process). */
   store?: RunStore;
-  /** Parse the model's text with this protocol (text-only backends, replayed `{"text": …}` turns). */
-  protocol?: TextCallProtocol;
   /** System prompt for new conversations. */
   system?: string;
   toolChoice?: ToolChoice;
@@ -614,7 +611,6 @@ export class Agent {
                 executeCall,
               },
               {
-                ...(this.#options.protocol ? { protocol: this.#options.protocol } : {}),
                 onText: (text) => {
                   inTurn.text += text;
                   emit({ type: "text-delta", step, text });

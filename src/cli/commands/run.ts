@@ -122,7 +122,7 @@ export async function createCliAgent(
     runtime.registry.registerAll(createMemoryTools(store));
     if (settings.toolsModule) runtime.registry.registerAll(await loadToolsModule(settings.toolsModule));
     const require = new Set(settings.requireApproval ?? []);
-    const { model, protocol, nativeTools } = await createCliModel(
+    const { model, nativeTools } = await createCliModel(
       modelSettings,
       extras.onLoadProgress ? { onLoadProgress: extras.onLoadProgress } : {},
     );
@@ -130,7 +130,6 @@ export async function createCliAgent(
       model,
       tools: runtime.executor,
       store,
-      ...(protocol ? { protocol } : {}),
       ...(modelSettings.toolChoice ? { toolChoice: modelSettings.toolChoice } : {}),
       ...(settings.system ? { system: settings.system } : {}),
       ...(limits ? { limits } : {}),
