@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import type { LanguageModel, ModelEvent, ModelRequest } from "../core/language-model.js";
 import { ToolbridgeError } from "../core/toolbridge-error.js";
 import type { ToolCallProtocol } from "../protocols/protocol.js";
-import { generateCallId } from "./openai/tool-call-delta-accumulator.js";
+import { generateCallId } from "./generate-call-id.js";
 import { ProtocolEventMapper } from "./protocol-event-mapper.js";
 
 /** One scripted model turn: text the model "says" (parsed by the model's `protocol`, if any), native calls, or both. */

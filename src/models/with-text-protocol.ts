@@ -3,7 +3,7 @@ import type { LanguageModel, ModelEvent, ModelRequest } from "../core/language-m
 import type { ToolCallProtocol } from "../protocols/protocol.js";
 import { toProtocolTranscript } from "./completions/render-completion-prompt.js";
 import { enforceToolChoice } from "./enforce-tool-choice.js";
-import { generateCallId } from "./openai/tool-call-delta-accumulator.js";
+import { generateCallId } from "./generate-call-id.js";
 import { ProtocolEventMapper } from "./protocol-event-mapper.js";
 
 export interface TextProtocolModel extends LanguageModel {

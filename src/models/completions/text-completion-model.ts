@@ -8,7 +8,6 @@ import type {
   ModelRequest,
   ModelUsage,
 } from "../../core/language-model.js";
-import { detectProtocol } from "../../protocols/detect-protocol.js";
 import type { ToolCallProtocol } from "../../protocols/protocol.js";
 import { getProtocol } from "../../protocols/protocol-registry.js";
 import type { ParserEvent } from "../../protocols/types.js";
@@ -19,10 +18,11 @@ import {
   type ChatTemplateSource,
   loadChatTemplate,
 } from "../chat-template/load-chat-template.js";
+import { chooseProtocol } from "../choose-protocol.js";
 import { enforceToolChoice } from "../enforce-tool-choice.js";
+import { generateCallId } from "../generate-call-id.js";
 import { MarkupStrippedError, ModelConfigError, ModelRequestError } from "../model-errors.js";
 import { describeOpenAIError } from "../openai/describe-openai-error.js";
-import { generateCallId } from "../openai/tool-call-delta-accumulator.js";
 import { ProtocolEventMapper } from "../protocol-event-mapper.js";
 import { renderCompletionPrompt } from "./render-completion-prompt.js";
 import { StopSequenceFilter } from "./stop-sequence-filter.js";
@@ -73,7 +73,7 @@ export interface TextCompletionModelOptions {
   client?: OpenAI;
 }
 
-function resolveProtocol(p: string | ToolCallProtocol): ToolCallProtocol {
+function _resolveProtocol(p: string | ToolCallProtocol): ToolCallProtocol {
   return typeof p === "string" ? getProtocol(p) : p;
 }
 
@@ -95,15 +95,12 @@ export class TextCompletionModel implements LanguageModel {
     this.template = options.chatTemplate;
     this.id = options.id ?? `completions:${options.model ?? options.baseURL}`;
     const fallback = options.fallbackProtocol ?? "tag_tool";
-    if (options.protocol !== undefined) this.#protocol = resolveProtocol(options.protocol);
-    else if (options.server === "mlx") this.#protocol = getProtocol(fallback);
-    else {
-      const detected = detectProtocol({
-        chatTemplate: this.template.source,
-        ...(options.model ? { modelName: options.model } : {}),
-      });
-      this.#protocol = getProtocol(detected.implemented ? detected.id : "hermes");
-    }
+    this.#protocol = chooseProtocol({
+      // mlx_lm.server strips tool markup from what it streams: start with a format it leaves alone.
+      protocol: options.protocol ?? (options.server === "mlx" ? fallback : undefined),
+      chatTemplate: this.template.source,
+      modelName: options.model,
+    });
     this.#client =
       options.client ??
       new OpenAI({

@@ -18,16 +18,15 @@ import type {
   ModelRequest,
   ToolChoice,
 } from "../../core/language-model.js";
-import { detectProtocol } from "../../protocols/detect-protocol.js";
 import type { ToolCallProtocol } from "../../protocols/protocol.js";
-import { getProtocol } from "../../protocols/protocol-registry.js";
 import { applyCatalogueHint, lastRequestOnly, readModelHints } from "../bundled-model.js";
 import type { ChatTemplate } from "../chat-template/chat-template.js";
 import { builtinChatTemplate, loadChatTemplate } from "../chat-template/load-chat-template.js";
+import { chooseProtocol } from "../choose-protocol.js";
 import { renderCompletionPrompt } from "../completions/render-completion-prompt.js";
 import { enforceToolChoice } from "../enforce-tool-choice.js";
+import { generateCallId } from "../generate-call-id.js";
 import { ModelRequestError } from "../model-errors.js";
-import { generateCallId } from "../openai/tool-call-delta-accumulator.js";
 import { ProtocolEventMapper } from "../protocol-event-mapper.js";
 import { type CallFrame, callFrames, createCallBodyGrammar } from "./call-body-grammar.js";
 import { TINY_MODEL_PARAMETERS } from "./choose-threads.js";
@@ -156,18 +155,13 @@ export class LlamaLanguageModel implements LanguageModel {
         const hints = readModelHints(loaded.model.fileInfo.metadata);
         this.#hintedTemperature = hints.temperature;
         this.#lastRequestOnly = hints.history === "last-request";
-        if (o.protocol !== undefined)
-          this.#protocol = typeof o.protocol === "string" ? getProtocol(o.protocol) : o.protocol;
-        else if (hints.protocol) this.#protocol = getProtocol(hints.protocol);
-        else {
-          const name = loaded.model.fileInfo.metadata.general?.name ?? path.basename(o.modelPath);
-          const detected = detectProtocol({
-            ...(typeof chatTemplate === "string" ? { chatTemplate } : {}),
-            modelName: `${name} ${path.basename(o.modelPath)}`,
-          });
-          this.#protocol = getProtocol(detected.implemented ? detected.id : "hermes");
-        }
-        this.#protocol = applyCatalogueHint(this.#protocol, hints);
+        const name = loaded.model.fileInfo.metadata.general?.name ?? path.basename(o.modelPath);
+        const protocol = chooseProtocol({
+          protocol: o.protocol ?? hints.protocol,
+          chatTemplate: typeof chatTemplate === "string" ? chatTemplate : undefined,
+          modelName: `${name} ${path.basename(o.modelPath)}`,
+        });
+        this.#protocol = applyCatalogueHint(protocol, hints);
       }
       return loaded;
     })();
