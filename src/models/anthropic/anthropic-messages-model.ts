@@ -77,7 +77,7 @@ function describeAnthropicError(error: unknown, baseURL: string): unknown {
   return error;
 }
 
-/** Anthropic Messages API with native tools, streamed. Native backend: the agent must not set a text `protocol`. */
+/** Anthropic Messages API with native tools, streamed. */
 export class AnthropicMessagesModel implements LanguageModel {
   readonly id: string;
   readonly supportsNativeTools = true;

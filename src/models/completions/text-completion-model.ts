@@ -80,7 +80,7 @@ function _resolveProtocol(p: string | ToolCallProtocol): ToolCallProtocol {
 /**
  * A text-only model behind `/v1/completions`: the prompt is rendered here (chat template + a text tool-call protocol)
  * and the streamed text is parsed here with the protocol's incremental parser, so the loop receives call events
- * exactly as from a native backend. It parses its own output: do not also give the agent a `protocol`.
+ * exactly as from a native backend.
  */
 export class TextCompletionModel implements LanguageModel {
   readonly id: string;

@@ -81,7 +81,7 @@ function reasoningOf(delta: ChatCompletionChunk.Choice.Delta): string | undefine
 
 /**
  * OpenAI-compatible chat completions with native tools (OpenAI, Ollama, vLLM, LM Studio, llama.cpp server),
- * streamed. Native backend: the agent must not set a text `protocol` for it.
+ * streamed.
  */
 export class OpenAIChatModel implements LanguageModel {
   readonly id: string;
