@@ -215,6 +215,41 @@ describe("ToolExecutor", () => {
     });
   });
 
+  it("redacts a secret with quotes and backslashes in an object's JSON text, and one straddling the output cut", async () => {
+    const secret = 'q"uo\\te-secret-\u00e9-value';
+    const tools = [
+      defineTool({ name: "obj", inputSchema: { type: "object" }, handler: () => ({ value: secret }) }),
+      defineTool({
+        name: "long",
+        inputSchema: { type: "object" },
+        maxOutputChars: 40,
+        handler: () => `${"x".repeat(30)}${secret}${"y".repeat(30)}`,
+      }),
+      defineTool({
+        name: "throws",
+        inputSchema: { type: "object" },
+        handler: () => {
+          throw new Error(`could not connect with ${secret}`);
+        },
+      }),
+    ];
+    const registry = new ToolRegistry();
+    registry.registerAll(tools);
+    const executor = new ToolExecutor(registry, { redact: { values: [secret], env: {} } });
+    const escaped = JSON.stringify(secret).slice(1, -1);
+    for (const name of ["obj", "long", "throws"]) {
+      const result = await executor.call(name, {});
+      const texts = result.content.map((block) => (block.type === "text" ? block.text : ""));
+      for (const text of [...texts, JSON.stringify(result.structuredContent ?? null)]) {
+        expect(text, name).not.toContain(escaped);
+        expect(text, name).not.toContain(secret.slice(0, 8)); // no half of it either
+      }
+    }
+    const obj = await executor.call("obj", {});
+    expect(obj.structuredContent).toEqual({ value: "[REDACTED]" });
+    expect(obj.content[0]).toEqual({ type: "text", text: '{"value":"[REDACTED]"}' });
+  });
+
   it("cancels through the caller's AbortSignal", async () => {
     let aborted = false;
     const wait = defineTool({

@@ -225,7 +225,7 @@ export class ToolExecutor {
         Promise.resolve().then(() => definition.handler(args, context)),
         whenAborted(controller.signal),
       ]);
-      const result = normalizeToolResult(output);
+      const result = normalizeToolResult(output, this.#redact);
       if (definition.tool.outputSchema && !result.isError) {
         const check = result.structuredContent
           ? validateAgainstSchema(
@@ -264,8 +264,18 @@ export class ToolExecutor {
     }
   }
 
+  /** The redactor every result goes through (undefined when redaction is off): the agent uses it for model text. */
+  get redactor(): Redactor | undefined {
+    return this.#redact;
+  }
+
+  /**
+   * Redact, then cut: cutting first would let the first half of a secret that straddles the cut through (the half no
+   * longer matches). Redacting here too catches what the executor itself wrote (error messages echo handler errors
+   * and arguments).
+   */
   #finalize(definition: AnyToolDefinition, result: CallToolResult): CallToolResult {
-    const limited = truncateToolResult(result, definition.maxOutputChars ?? this.#defaultMaxOutputChars);
-    return this.#redact ? redactDeep(limited, this.#redact) : limited;
+    const clean = this.#redact ? redactDeep(result, this.#redact) : result;
+    return truncateToolResult(clean, definition.maxOutputChars ?? this.#defaultMaxOutputChars);
   }
 }
