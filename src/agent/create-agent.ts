@@ -298,7 +298,7 @@ export class Agent {
           this.store.listSteps(runId),
         ]);
         const session: RunSession = {
-          run: { ...run, status: "running", owner: OWNER },
+          run: { ...run, status: "running", stopReason: null, owner: OWNER },
           messages,
           steps: steps.map((s) => s.step),
           calls,
