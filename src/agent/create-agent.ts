@@ -416,7 +416,10 @@ export class Agent {
   #emit(local: ((event: AgentEvent) => void) | undefined, runId: string, body: AgentEventBody): void {
     // Every body is a fresh literal made for this call: stamping it is cheaper than copying it.
     // Redacted at this boundary too: whatever an event carries (arguments, errors, answers) reaches consumers clean.
-    const event = (this.#redact ? redactDeep(body, this.#redact) : body) as AgentEvent;
+    // Streamed deltas already passed their StreamRedactor (which sees across deltas; this would not).
+    const streamed =
+      body.type === "text-delta" || body.type === "reasoning-delta" || body.type === "call-args-delta";
+    const event = (this.#redact && !streamed ? redactDeep(body, this.#redact) : body) as AgentEvent;
     event.runId = runId;
     event.at = Date.now();
     local?.(event);
