@@ -26,6 +26,7 @@ import { ToolNotFoundError } from "../tools/errors.js";
 import { createNameFilter } from "../tools/name-filter.js";
 import { errorResult } from "../tools/normalize-tool-result.js";
 import { createRedactor, type Redactor, type RedactorOptions, redactDeep } from "../tools/redact-secrets.js";
+import { StreamRedactor } from "../tools/stream-redactor.js";
 import type { AnyToolDefinition } from "../tools/tool-definition.js";
 import { type ToolCallOutcome, ToolExecutor } from "../tools/tool-executor.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
@@ -59,7 +60,10 @@ export interface AgentOptions {
   deny?: readonly string[];
   /** Offer no tool marked open-world (network, outside services). */
   localOnly?: boolean;
-  /** Secret redaction for observations, events and traces; `false` turns it off. Default: on. */
+  /**
+   * Secret redaction for observations, the model's own text (answer, reasoning, call arguments), events, traces and
+   * everything stored; `false` turns it off. Default: the executor's redactor (so `redaction.envVars` applies).
+   */
   redact?: RedactorOptions | false;
   /** Observations longer than this are cut with a note. Default 20,000 characters. */
   maxObservationChars?: number;
@@ -187,7 +191,12 @@ export class Agent {
     this.model = options.model;
     this.executor = options.tools instanceof ToolExecutor ? options.tools : new ToolExecutor(options.tools);
     this.store = options.store ?? new InMemoryStore();
-    this.#redact = options.redact === false ? undefined : createRedactor(options.redact ?? {});
+    this.#redact =
+      options.redact === false
+        ? undefined
+        : options.redact
+          ? createRedactor(options.redact)
+          : (this.executor.redactor ?? createRedactor({}));
     this.#trace = options.traceDir ? new TraceWriter(options.traceDir, this.#redact) : undefined;
     const filter: { allow?: readonly string[]; deny?: readonly string[] } = {};
     if (options.allow) filter.allow = options.allow;
@@ -291,7 +300,7 @@ export class Agent {
           this.store.listSteps(runId),
         ]);
         const session: RunSession = {
-          run: { ...run, status: "running", owner: OWNER },
+          run: { ...run, status: "running", stopReason: null, owner: OWNER },
           messages,
           steps: steps.map((s) => s.step),
           calls,
@@ -408,7 +417,11 @@ export class Agent {
 
   #emit(local: ((event: AgentEvent) => void) | undefined, runId: string, body: AgentEventBody): void {
     // Every body is a fresh literal made for this call: stamping it is cheaper than copying it.
-    const event = body as AgentEvent;
+    // Redacted at this boundary too: whatever an event carries (arguments, errors, answers) reaches consumers clean.
+    // Streamed deltas already passed their StreamRedactor (which sees across deltas; this would not).
+    const streamed =
+      body.type === "text-delta" || body.type === "reasoning-delta" || body.type === "call-args-delta";
+    const event = (this.#redact && !streamed ? redactDeep(body, this.#redact) : body) as AgentEvent;
     event.runId = runId;
     event.at = Date.now();
     local?.(event);
@@ -416,10 +429,15 @@ export class Agent {
     this.#options.onEvent?.(event);
   }
 
-  /** Cap and redact what goes back to the model (and into the store). */
+  /** Redact, then cap, what goes back to the model (and into the store): cutting first could split a secret. */
   #observe(result: CallToolResult): CallToolResult {
-    const capped = truncateToolResult(result, this.#maxObservationChars);
-    return this.#redact ? redactDeep(capped, this.#redact) : capped;
+    const clean = this.#redact ? redactDeep(result, this.#redact) : result;
+    return truncateToolResult(clean, this.#maxObservationChars);
+  }
+
+  /** The model's own words pass the same redaction before they are stored, emitted or traced. */
+  #clean<T>(value: T): T {
+    return this.#redact ? redactDeep(value, this.#redact) : value;
   }
 
   async #drive(
@@ -456,11 +474,11 @@ export class Agent {
       const patch = {
         status,
         stopReason: reason,
-        answer,
+        answer: answer === null ? null : this.#clean(answer),
         activeMs: activeMs(),
         owner: null,
       } satisfies RunPatch;
-      return error === undefined ? patch : { ...patch, error };
+      return error === undefined ? patch : { ...patch, error: this.#clean(error) };
     };
     /** Report the end of the run once its patch has committed. */
     const announce = (patch: ReturnType<typeof endPatch>): RunView => {
@@ -526,6 +544,36 @@ export class Agent {
           // own (recorded, run at most once, observed — the same machinery as below) and its observation goes back
           // into the generation; the first that needs a decision (or hits a limit) is deferred, and so is every call
           // after it: the model stops and they are classified with the turn's end, like streamed calls.
+          // Streamed pieces are redacted with a carry (see StreamRedactor): a secret split across two deltas is still
+          // caught. Held-back text is flushed before anything that must follow it (a call starting, the turn's end).
+          const redact = this.#redact;
+          const textStream = redact && new StreamRedactor(redact);
+          const reasoningStream = redact && new StreamRedactor(redact);
+          const argStreams = new Map<string, StreamRedactor>();
+          const streamText = (text: string) => {
+            const safe = textStream ? textStream.push(text) : text;
+            if (safe) emit({ type: "text-delta", step, text: safe });
+          };
+          const streamReasoning = (text: string) => {
+            const safe = reasoningStream ? reasoningStream.push(text) : text;
+            if (safe) emit({ type: "reasoning-delta", step, text: safe });
+          };
+          const streamArgs = (callId: string, text: string) => {
+            let stream = argStreams.get(callId);
+            if (!stream && redact) argStreams.set(callId, (stream = new StreamRedactor(redact)));
+            const safe = stream ? stream.push(text) : text;
+            if (safe) emit({ type: "call-args-delta", step, callId, text: safe });
+          };
+          const flushStreams = () => {
+            const reasoningRest = reasoningStream?.flush();
+            if (reasoningRest) emit({ type: "reasoning-delta", step, text: reasoningRest });
+            const textRest = textStream?.flush();
+            if (textRest) emit({ type: "text-delta", step, text: textRest });
+            for (const [callId, stream] of argStreams) {
+              const rest = stream.flush();
+              if (rest) emit({ type: "call-args-delta", step, callId, text: rest });
+            }
+          };
           const inTurn = {
             used: false,
             text: "",
@@ -537,9 +585,14 @@ export class Agent {
           const executeCall = (call: ModelCallRequest): Promise<ExecuteCallOutcome> => {
             const next = inTurn.chain.then(async (): Promise<ExecuteCallOutcome> => {
               inTurn.used = true;
+              flushStreams();
               const id = newId(call.id);
               emit({ type: "call-started", step, callId: id, name: call.name });
-              const collected: CollectedCall = { id, name: call.name, arguments: call.arguments };
+              const collected: CollectedCall = {
+                id,
+                name: call.name,
+                arguments: this.#clean(call.arguments),
+              };
               if (
                 inTurn.stop ||
                 inTurn.deferred.length > 0 ||
@@ -551,8 +604,8 @@ export class Agent {
                 return { status: "pending" };
               }
               const single: CollectedTurn = {
-                text: inTurn.text.trim(),
-                reasoning: inTurn.reasoning,
+                text: this.#clean(inTurn.text.trim()),
+                reasoning: this.#clean(inTurn.reasoning),
                 calls: [collected],
                 parseErrors: [],
                 finishReason: "tool-calls",
@@ -613,19 +666,23 @@ export class Agent {
               {
                 onText: (text) => {
                   inTurn.text += text;
-                  emit({ type: "text-delta", step, text });
+                  streamText(text);
                 },
                 onReasoning: (text) => {
                   inTurn.reasoning += text;
-                  emit({ type: "reasoning-delta", step, text });
+                  streamReasoning(text);
                 },
-                onCallStart: (callId, name) => emit({ type: "call-started", step, callId, name }),
-                onCallArgsDelta: (callId, text) => emit({ type: "call-args-delta", step, callId, text }),
+                onCallStart: (callId, name) => {
+                  flushStreams();
+                  emit({ type: "call-started", step, callId, name });
+                },
+                onCallArgsDelta: streamArgs,
                 newId,
               },
             );
           } catch (error) {
             await inTurn.chain;
+            flushStreams();
             if (stepController.signal.aborted) {
               const reason =
                 stepController.signal.reason instanceof StopRun
@@ -637,6 +694,7 @@ export class Agent {
             return await end("model-error", null, `The model failed: ${message}`);
           }
           await inTurn.chain;
+          flushStreams();
           if (inTurn.stop) return await end(inTurn.stop.reason, null, inTurn.stop.message);
           if (inTurn.used) {
             // Earlier parts of the generation were recorded with their own steps; this step holds the rest.
@@ -644,6 +702,9 @@ export class Agent {
             turn.reasoning = inTurn.reasoning;
             turn.calls.push(...inTurn.deferred);
           }
+          // The whole turn (text, reasoning, arguments, parse errors quoting the model) is redacted once, before it is
+          // recorded: what is stored, indexed, run and shown is the redacted turn.
+          turn = this.#clean(turn);
 
           const { calls, audit, pending } = this.#classify(runId, step, turn, state, limits, emit);
           const message: AssistantMessage = { role: "assistant", content: turn.text };

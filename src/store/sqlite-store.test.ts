@@ -38,6 +38,23 @@ describe("SqliteStore", () => {
     await again.close();
   });
 
+  it("a resumed run is running without a stop reason, in the row itself (not awaiting-approval)", async () => {
+    const file = path.join(dir, "claim-run.db");
+    const store = new SqliteStore(file);
+    await store.createRun(newRun("r1"));
+    await store.updateRun("r1", { status: "paused", stopReason: "awaiting-approval", owner: null });
+    expect(await store.claimRun("r1", "host:2", ["paused"], null)).toBe(true);
+    // Killed right here: what another process reads must be consistent.
+    await store.close();
+    const raw = new Database(file, { readonly: true });
+    expect(raw.prepare("SELECT status, stop_reason, owner FROM runs WHERE id = 'r1'").get()).toEqual({
+      status: "running",
+      stop_reason: null,
+      owner: "host:2",
+    });
+    raw.close();
+  });
+
   it("refuses a database from a newer schema instead of guessing", () => {
     const file = path.join(dir, "future.db");
     const raw = new Database(file);

@@ -351,11 +351,11 @@ export class SqliteStore implements Store {
       const row = this.#stmt("SELECT status, owner FROM runs WHERE id = ?").get(id) as Row | undefined;
       if (!row || !fromStatuses.includes(row.status as RunStatus)) return false;
       if (((row.owner as string | null) ?? null) !== expectedOwner) return false;
-      this.#stmt("UPDATE runs SET status = 'running', owner = ?, updated_at = ? WHERE id = ?").run(
-        owner,
-        now(),
-        id,
-      );
+      // A paused run's `awaiting-approval` belongs to the pause: a running run has no stop reason yet, also when its
+      // process is killed before it writes another (the crash left `running` + `awaiting-approval` behind).
+      this.#stmt(
+        "UPDATE runs SET status = 'running', stop_reason = NULL, owner = ?, updated_at = ? WHERE id = ?",
+      ).run(owner, now(), id);
       return true;
     });
   }
