@@ -877,16 +877,10 @@ export class Agent {
         );
         continue;
       }
-      const check = validateToolInput(tool.tool, call.arguments);
-      if (!check.ok) {
-        const lines = check.issues.map((issue) => `- ${issue}`).join("\n");
-        invalid(
-          position,
-          call.id,
-          call.name,
-          call.arguments,
-          `Invalid arguments for ${call.name}:\n${lines}\nFix the arguments and call again.`,
-        );
+      // The executor owns the wording of validation messages: a call refused here reads as one it refused itself.
+      const problem = this.executor.checkArguments(tool, call.arguments);
+      if (problem !== undefined) {
+        invalid(position, call.id, call.name, call.arguments, problem);
         continue;
       }
       const base = { id: call.id, position, name: call.name, arguments: call.arguments };
