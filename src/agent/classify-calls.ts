@@ -3,7 +3,6 @@ import type { ApprovalRecord, AuditEntry, NewToolCall } from "../store/store.js"
 import { ToolNotFoundError } from "../tools/errors.js";
 import { errorResult } from "../tools/normalize-tool-result.js";
 import type { AnyToolDefinition } from "../tools/tool-definition.js";
-import { validateToolInput } from "../tools/validate-tool-input.js";
 import type { ApprovalPolicy } from "./approval-policy.js";
 import type { CollectedCall } from "./collect-model-turn.js";
 import type { AgentEventBody, PendingCall } from "./events.js";
@@ -19,6 +18,8 @@ export interface ClassifyCallsInput {
   tool: (name: string) => AnyToolDefinition | undefined;
   toolNames: () => string[];
   policy: (call: CollectedCall, tool: AnyToolDefinition) => ApprovalPolicy;
+  /** The executor's verdict on a call's arguments: the model-friendly message, or undefined when they are valid. */
+  checkArguments: (tool: AnyToolDefinition, args: Record<string, unknown>) => string | undefined;
   dryRun: boolean;
   /** Redact and cap an observation. */
   observe: (result: CallToolResult) => CallToolResult;
@@ -79,14 +80,10 @@ export function classifyCalls(input: ClassifyCallsInput): ClassifiedCalls {
       refuse(call, position, `${unknown.message} Call one of those instead.`);
       continue;
     }
-    const check = validateToolInput(tool.tool, call.arguments);
-    if (!check.ok) {
-      const lines = check.issues.map((issue) => `- ${issue}`).join("\n");
-      refuse(
-        call,
-        position,
-        `Invalid arguments for ${call.name}:\n${lines}\nFix the arguments and call again.`,
-      );
+    // The executor owns the wording of validation messages: a call refused here reads as one it refused itself.
+    const problem = input.checkArguments(tool, call.arguments);
+    if (problem !== undefined) {
+      refuse(call, position, problem);
       continue;
     }
     const base = { id: call.id, position, name: call.name, arguments: call.arguments };
@@ -161,7 +158,7 @@ export function settlesAtOnce(
 ): boolean {
   if (input.budget <= 0) return false;
   const tool = input.tool(input.call.name);
-  if (!tool || !validateToolInput(tool.tool, input.call.arguments).ok) return true;
+  if (!tool || input.checkArguments(tool, input.call.arguments) !== undefined) return true;
   return !(input.policy(input.call, tool) === "ask" && !(input.dryRun && tool.hasSideEffects));
 }
 

@@ -1,4 +1,5 @@
 import type { ExecuteCallOutcome, ModelCallRequest } from "../core/language-model.js";
+import type { AnyToolDefinition } from "../tools/tool-definition.js";
 import { resolveApprovalPolicy } from "./approval-policy.js";
 import { classifyCalls, settlesAtOnce } from "./classify-calls.js";
 import type { CollectedCall, CollectedTurn } from "./collect-model-turn.js";
@@ -116,6 +117,8 @@ export function createInGenerationCalls(input: {
     toolNames: () => env.toolNames(),
     policy,
     dryRun: env.dryRun,
+    checkArguments: (tool: AnyToolDefinition, args: Record<string, unknown>) =>
+      env.executor.checkArguments(tool, args),
   });
   return (call) => {
     const next = turn.chain.then(() => settle(call));

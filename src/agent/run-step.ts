@@ -102,6 +102,7 @@ export async function runStep(input: {
     toolNames: () => env.toolNames(),
     policy: (call, tool) => resolveApprovalPolicy(env.approval, call, tool),
     dryRun: env.dryRun,
+    checkArguments: (tool, args) => env.executor.checkArguments(tool, args),
     observe: env.observe,
   });
   for (const event of classified.events) emit(event);

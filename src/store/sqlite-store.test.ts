@@ -53,6 +53,13 @@ describe("SqliteStore", () => {
       owner: "host:2",
     });
     raw.close();
+    // A row an older toolbridge left inconsistent reads consistently.
+    const old = new Database(file);
+    old.prepare("UPDATE runs SET stop_reason = 'awaiting-approval' WHERE id = 'r1'").run();
+    old.close();
+    const reopened = new SqliteStore(file);
+    expect(await reopened.getRun("r1")).toMatchObject({ status: "running", stopReason: null });
+    await reopened.close();
   });
 
   it("refuses a database from a newer schema instead of guessing", () => {

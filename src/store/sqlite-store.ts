@@ -72,7 +72,9 @@ function toRun(row: Row): RunRecord {
     id: String(row.id),
     conversationId: String(row.conversation_id),
     status: row.status as RunStatus,
-    stopReason: (row.stop_reason as RunRecord["stopReason"]) ?? null,
+    // Databases written before claimRun cleared it hold `running` + `awaiting-approval` for a run killed after its
+    // resume began; a running run has no stop reason, whatever an older row says.
+    stopReason: row.status === "running" ? null : ((row.stop_reason as RunRecord["stopReason"]) ?? null),
     answer: (row.answer as string | null) ?? null,
     error: (row.error as string | null) ?? null,
     model: String(row.model),

@@ -61,6 +61,19 @@ describe("StreamRedactor", () => {
     }
   });
 
+  it("never ends a piece inside a surrogate pair", () => {
+    const redact = createRedactor({ ...none, values: ["not-in-this-text"] });
+    const text = "😀".repeat(400);
+    for (const size of [1, 3, 5]) {
+      const stream = new StreamRedactor(redact);
+      const pieces: string[] = [];
+      for (let i = 0; i < text.length; i += size) pieces.push(stream.push(text.slice(i, i + size)));
+      pieces.push(stream.flush());
+      expect(pieces.join("")).toBe(text);
+      for (const piece of pieces) expect(piece.length % 2, piece).toBe(0);
+    }
+  });
+
   it("holds a private key block until it is complete, then redacts it whole", () => {
     const redact = createRedactor(none);
     const key = `-----BEGIN RSA PRIVATE KEY-----\n${"A".repeat(1500)}\n-----END RSA PRIVATE KEY-----`;

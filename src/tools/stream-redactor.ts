@@ -53,6 +53,9 @@ export class StreamRedactor {
         if (!covered && match.index < cut) cut = match.index;
       }
     }
+    // Never end a piece between the halves of a surrogate pair: a display would print two replacement characters.
+    const last = this.#pending.charCodeAt(cut - 1);
+    if (cut < this.#pending.length && last >= 0xd800 && last <= 0xdbff) cut -= 1;
     if (cut <= 0) return "";
     let out = "";
     let from = 0;

@@ -170,14 +170,8 @@ export class ToolExecutor {
       durationMs: Date.now() - startedAt,
     });
 
-    const validation = validateToolInput(definition.tool, args);
-    if (!validation.ok) {
-      const lines = validation.issues.map((issue) => `- ${issue}`).join("\n");
-      return finish(
-        errorResult(`Invalid arguments for ${name}:\n${lines}\nFix the arguments and call again.`),
-        "invalid-input",
-      );
-    }
+    const problem = this.checkArguments(definition, args);
+    if (problem !== undefined) return finish(errorResult(problem), "invalid-input");
 
     if (options.dryRun && definition.hasSideEffects) {
       const description =
@@ -269,6 +263,17 @@ export class ToolExecutor {
       options.signal?.removeEventListener("abort", onCallerAbort);
       release();
     }
+  }
+
+  /**
+   * Validate arguments against a tool's input schema the way every call is: undefined when they are valid, else the
+   * message a model reads (one line per problem). The agent classifies calls with this, so both say the same thing.
+   */
+  checkArguments(definition: AnyToolDefinition, args: unknown): string | undefined {
+    const validation = validateToolInput(definition.tool, args);
+    if (validation.ok) return undefined;
+    const lines = validation.issues.map((issue) => `- ${issue}`).join("\n");
+    return `Invalid arguments for ${definition.tool.name}:\n${lines}\nFix the arguments and call again.`;
   }
 
   /** The redactor every result goes through (undefined when redaction is off): the agent uses it for model text. */

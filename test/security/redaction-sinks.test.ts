@@ -12,6 +12,7 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { createAgent } from "../../src/agent/create-agent.js";
 import type { AgentEvent } from "../../src/agent/events.js";
+import type { LanguageModel } from "../../src/core/language-model.js";
 import { createReplayModel, type ReplayTurn } from "../../src/models/replay-model.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
 import { defineTool } from "../../src/tools/define-tool.js";
@@ -98,6 +99,69 @@ function leakyTools(secret: () => string) {
   ];
 }
 
+/** Events, the run view, the trace files and every column of every table (FTS5 shadow tables included). */
+function checkSinks(dir: string, events: AgentEvent[], view: unknown, secret: string): void {
+  expectClean("the events", JSON.stringify(events), secret);
+  expectClean("the run view", JSON.stringify(view), secret);
+  for (const file of readdirSync(path.join(dir, "traces")))
+    expectClean(`trace ${file}`, readFileSync(path.join(dir, "traces", file), "utf8"), secret);
+  const db = new Database(path.join(dir, "toolbridge.db"), { readonly: true });
+  try {
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{
+      name: string;
+    }>;
+    expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(["messages", "memory_fts"]));
+    for (const { name } of tables) {
+      for (const row of db.prepare(`SELECT * FROM "${name}"`).all() as Array<Record<string, unknown>>) {
+        for (const [column, value] of Object.entries(row)) {
+          const text = Buffer.isBuffer(value) ? value.toString("utf8") : String(value);
+          expectClean(`${name}.${column}`, text, secret);
+        }
+      }
+    }
+    const indexed = db
+      .prepare("SELECT count(*) AS n FROM memory_fts WHERE memory_fts MATCH 'REDACTED'")
+      .get() as {
+      n: number;
+    };
+    expect(indexed.n).toBeGreaterThan(0);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * A backend that runs a call while it generates (`executeCall`, as node-llama-cpp does) and streams a native call's
+ * arguments in pieces: the two paths the replay model does not take.
+ */
+function inGenerationModel(secret: string, chunk: number): LanguageModel {
+  const pieces = (text: string) =>
+    Array.from({ length: Math.ceil(text.length / chunk) }, (_, i) => text.slice(i * chunk, (i + 1) * chunk));
+  return {
+    id: "in-generation",
+    async *stream(request) {
+      const turn = request.messages.filter((m) => m.role === "assistant").length;
+      if (turn > 0) {
+        for (const text of pieces(`Done, and the key was ${secret}.`)) yield { type: "text-delta", text };
+        yield { type: "finish", reason: "stop" };
+        return;
+      }
+      for (const text of pieces(`Thinking about ${secret} now.`)) yield { type: "text-delta", text };
+      const outcome = await request.executeCall?.({
+        name: "echo",
+        arguments: { text: `in generation ${secret}` },
+      });
+      if (outcome?.status !== "done") throw new Error("the in-generation call did not run");
+      for (const text of pieces(`It said ${secret}. `)) yield { type: "text-delta", text };
+      yield { type: "call-start", id: "n1", name: "echo" };
+      const args = JSON.stringify({ text: `streamed ${secret}` });
+      for (const text of pieces(args)) yield { type: "call-args-delta", id: "n1", text };
+      yield { type: "call-end", id: "n1", name: "echo", arguments: args };
+      yield { type: "finish", reason: "tool-calls" };
+    },
+  };
+}
+
 describe("redaction across result shapes and sinks", () => {
   it("the executor's result never holds the literal, in any shape (observation)", async () => {
     let current = "";
@@ -163,40 +227,43 @@ describe("redaction across result shapes and sinks", () => {
 
           expect(view.status).toBe("finished");
           expect(view.answer).toContain("[REDACTED]");
-          expectClean("the streamed text", streamed.join(""), secret);
-          expectClean("the events", JSON.stringify(events), secret);
-          for (const event of events) expectClean(`event ${event.type}`, JSON.stringify(event), secret);
-          expectClean("the run view", JSON.stringify(view), secret);
-          for (const file of readdirSync(path.join(dir, "traces")))
-            expectClean(`trace ${file}`, readFileSync(path.join(dir, "traces", file), "utf8"), secret);
-
-          // Every stored column of every table, the FTS5 table and its shadow tables included, read back with SQL.
-          const db = new Database(path.join(dir, "toolbridge.db"), { readonly: true });
-          try {
-            const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{
-              name: string;
-            }>;
-            expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(["messages", "memory_fts"]));
-            for (const { name } of tables) {
-              for (const row of db.prepare(`SELECT * FROM "${name}"`).all() as Array<
-                Record<string, unknown>
-              >) {
-                for (const [column, value] of Object.entries(row)) {
-                  const text = Buffer.isBuffer(value) ? value.toString("utf8") : String(value);
-                  expectClean(`${name}.${column}`, text, secret);
-                }
-              }
-            }
-            const indexed = db
-              .prepare("SELECT count(*) AS n FROM memory_fts WHERE memory_fts MATCH 'REDACTED'")
-              .get() as { n: number };
-            expect(indexed.n).toBeGreaterThan(0);
-          } finally {
-            db.close();
-          }
+          // Streamed pieces, joined, are exactly the redacted turns: nothing held back is lost, no half secret shows.
+          const redact = executor.redactor as NonNullable<typeof executor.redactor>;
+          expect(streamed.join("")).toBe(redact(turns[0]?.text ?? "") + redact(turns[1]?.text ?? ""));
+          checkSinks(dir, events, view, secret);
         },
       ),
       { numRuns: 60 },
+    );
+  }, 180_000);
+
+  it("a backend that runs calls mid-generation and streams argument deltas leaks nothing either", async () => {
+    let current = "";
+    const registry = new ToolRegistry();
+    registry.registerAll(leakyTools(() => current));
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(secretArb, fc.integer({ min: 1, max: 7 }), async (secret, chunk) => {
+        current = secret;
+        const dir = path.join(root, `gen-${++n}`);
+        const executor = new ToolExecutor(registry, { redact: { values: [secret], env: {} } });
+        const store = new SqliteStore(path.join(dir, "toolbridge.db"));
+        const events: AgentEvent[] = [];
+        const agent = createAgent({
+          model: inGenerationModel(secret, chunk),
+          tools: executor,
+          store,
+          traceDir: path.join(dir, "traces"),
+          onEvent: (event) => events.push(event),
+        });
+        const view = await agent.run("Echo the key.").result;
+        await store.close();
+        expect(view.status).toBe("finished");
+        const args = events.flatMap((e) => (e.type === "call-args-delta" ? [e.text] : [])).join("");
+        expect(args).toBe(JSON.stringify({ text: "streamed [REDACTED]" }));
+        checkSinks(dir, events, view, secret);
+      }),
+      { numRuns: 30 },
     );
   }, 180_000);
 });

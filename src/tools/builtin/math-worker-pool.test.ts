@@ -6,7 +6,7 @@ import { createCalculatorTool } from "./calculator.js";
 import { MathWorkerPool } from "./math-worker-pool.js";
 
 // Size 2 on purpose: the smallest pool the calculator uses, and the one where a flood hurts most.
-const pool = new MathWorkerPool({ size: 2, timeoutMs: 2000, maxMemoryMb: 128, maxQueueWaitMs: 8000 });
+const pool = new MathWorkerPool({ size: 2, timeoutMs: 2000, maxMemoryMb: 128, maxQueueWaitMs: 2000 });
 beforeAll(() => pool.warmUp(), 90_000);
 afterAll(() => pool.close());
 const registry = new ToolRegistry();
