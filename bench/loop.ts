@@ -12,7 +12,7 @@ import { generateText, stepCountIs, tool } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { z } from "zod";
 import { createAgent } from "../src/agent/create-agent.js";
-import { createReplayModel, type ReplayTurn } from "../src/agent/replay-model.js";
+import { createReplayModel, type ReplayTurn } from "../src/models/replay-model.js";
 import { SqliteStore } from "../src/store/sqlite-store.js";
 import { defineTool } from "../src/tools/define-tool.js";
 import { ToolExecutor } from "../src/tools/tool-executor.js";

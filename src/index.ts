@@ -1,61 +1,57 @@
 /**
  * toolbridge — reliable, safe tool use for any language model through the Model Context Protocol.
- * The public API: everything a library user needs is re-exported here from the rooms below.
+ *
+ * The root export is what the README's library examples use. The rooms have subpaths of their own, with more:
+ * `toolbridge/tools`, `toolbridge/protocols` (pure TypeScript, fit for a browser bundle), `toolbridge/store`,
+ * `toolbridge/mcp` and `toolbridge/llama` (loads node-llama-cpp). Importing the root loads no native addon:
+ * better-sqlite3 loads when a SqliteStore opens, node-llama-cpp only through `toolbridge/llama` or `createModel`.
  */
 
-// The agent loop and its persistence.
-export * from "./agent/index.js";
-// Configuration.
-export type { ToolbridgeConfig } from "./config/config-schema.js";
+// The agent loop, approvals and runs.
+export { DecisionError, RunNotFoundError, RunStateError } from "./agent/agent-errors.js";
 export {
-  ConfigError,
-  DEFAULT_CONFIG_FILE,
-  type LoadedConfig,
-  loadConfig,
-  parseConfig,
-} from "./config/load-config.js";
-// MCP both ways, and the HTTP server.
-export * from "./mcp/index.js";
-export {
-  BUNDLED_MODEL_METADATA,
-  bundledModelPath,
-  hasBundledModel,
-  type ModelHints,
-  readModelHints,
-} from "./models/bundled-model.js";
-// Models: node-llama-cpp, OpenAI-compatible chat, text completions, Anthropic; GGUF writing.
-export * from "./models/index.js";
-export { renderCompactCatalogue, withCompactCatalogue } from "./protocols/compact-catalogue.js";
-// Text tool-call protocols and converters.
-export * from "./protocols/index.js";
-export * from "./server/index.js";
-export * from "./store/index.js";
-export {
-  type BfclFunctionDoc,
-  type BfclParameterSchema,
-  BfclSchemaError,
-  convertBfclFunctionToTool,
-  convertBfclSchema,
-} from "./tools/bfcl-schema.js";
-export type { FilesystemToolsOptions } from "./tools/builtin/filesystem.js";
-export {
-  FilesystemConfigError,
-  FilesystemError,
-  type FilesystemErrorCode,
-} from "./tools/builtin/filesystem-errors.js";
-// Built-in tools.
-export {
-  type BuiltinToolsOptions,
-  createBuiltinTools,
-  createCalculatorTool,
-  createDateTimeTools,
-  createDiceTool,
-  createFilesystemTools,
-  createWebSearchTool,
-} from "./tools/builtin/index.js";
+  type AgentOptions,
+  type ApprovalDecision,
+  createAgent,
+  type RunOptions,
+} from "./agent/create-agent.js";
+export type { AgentEvent } from "./agent/events.js";
+export type { RunView } from "./agent/run-view.js";
+export { ConfigError, loadConfig } from "./config/load-config.js";
+// The contracts every room shares.
+export type { AgentMessage, AgentToolCall } from "./core/agent-message.js";
+export type { LanguageModel, ModelEvent, ModelRequest, ToolChoice } from "./core/language-model.js";
+export type { RunStatus, StopReason, ToolCallState } from "./core/run-status.js";
+export { ToolbridgeError } from "./core/toolbridge-error.js";
+// MCP both ways, configuration.
+export { createMcpServer, mountMcpServers, serveMcpOverStdio } from "./mcp/index.js";
+// Models: one contract, every backend (node-llama-cpp through `toolbridge/llama` or createModel).
+export { createAnthropicMessagesModel } from "./models/anthropic/anthropic-messages-model.js";
+export { createTextCompletionModel } from "./models/completions/text-completion-model.js";
+export { createModel, type ModelSpec } from "./models/create-model.js";
+export { createOpenAIChatModel } from "./models/openai/openai-chat-model.js";
+export { createReplayModel, createReplayModelFromFile, type ReplayTurn } from "./models/replay-model.js";
+// Text tool-call protocols and the converters between MCP, OpenAI, Anthropic and the JSON envelopes.
+export * from "./protocols/converters/index.js";
+export { detectProtocol } from "./protocols/detect-protocol.js";
+export { parseToolCalls } from "./protocols/parse-tool-calls.js";
+export type { ToolCallProtocol } from "./protocols/protocol.js";
+export { getProtocol, listProtocols, registerProtocol } from "./protocols/protocol-registry.js";
+// Where runs live.
+export { InMemoryStore } from "./store/in-memory-store.js";
+export { SqliteStore } from "./store/sqlite-store.js";
+export type { RunStore, Store } from "./store/store.js";
+export { type BuiltinToolsOptions, createBuiltinTools } from "./tools/builtin/index.js";
 export { createMemoryTools } from "./tools/builtin/memory.js";
-// `format: TIME_ZONE_FORMAT` on your own tools' zone arguments: local models' call grammar then lists the names.
-export { resolveTimeZone, TIME_ZONE_FORMAT, timeZoneNames } from "./tools/builtin/resolve-time-zone.js";
-export type { WebSearchBackend, WebSearchOptions, WebSearchResult } from "./tools/builtin/web-search.js";
-// Tools: define, register, validate, execute.
-export * from "./tools/index.js";
+// Tools: define, register, validate, execute; the built-in ones.
+export { defineTool } from "./tools/define-tool.js";
+export {
+  DuplicateToolError,
+  ToolDefinitionError,
+  ToolInputError,
+  ToolNotFoundError,
+} from "./tools/errors.js";
+export { TIME_ZONE_FORMAT } from "./tools/schema-formats.js";
+export type { AnyToolDefinition, ToolContext, ToolDefinition } from "./tools/tool-definition.js";
+export { ToolExecutor } from "./tools/tool-executor.js";
+export { ToolRegistry } from "./tools/tool-registry.js";

@@ -1,5 +1,5 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { AgentMessage } from "../../src/agent/messages.js";
+import type { AgentMessage } from "../../src/core/agent-message.js";
 import { createRandom } from "../../src/models/gguf/make-test-model.js";
 import { resultToText } from "../../src/protocols/core/render-helpers.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";

@@ -1,5 +1,5 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { AgentMessage } from "../../src/agent/messages.js";
+import type { AgentMessage } from "../../src/core/agent-message.js";
 import { ChatTemplate } from "../../src/models/chat-template/chat-template.js";
 import { renderCompletionPrompt } from "../../src/models/completions/render-completion-prompt.js";
 import { CHATML_TEMPLATE } from "../../src/models/gguf/llama-gguf.js";

@@ -1,4 +1,4 @@
-import { ToolbridgeError } from "../tools/errors.js";
+import { ToolbridgeError } from "../core/toolbridge-error.js";
 
 export class RunNotFoundError extends ToolbridgeError {
   override name = "RunNotFoundError";

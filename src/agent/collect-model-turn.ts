@@ -1,7 +1,5 @@
-import { jsonrepair } from "jsonrepair";
-import type { ParserEvent, ToolCallParser } from "../protocols/types.js";
-import type { LanguageModel, ModelFinishReason, ModelRequest, ModelUsage } from "./model.js";
-import type { TextCallProtocol } from "./text-protocol.js";
+import type { LanguageModel, ModelFinishReason, ModelRequest, ModelUsage } from "../core/language-model.js";
+import { decodeCallArguments } from "../protocols/decode-call-arguments.js";
 
 export interface CollectedCall {
   id: string;
@@ -16,14 +14,13 @@ export interface CollectedTurn {
   text: string;
   reasoning: string;
   calls: CollectedCall[];
-  /** Protocol parse errors that belong to no call. */
+  /** Unreadable call markup that belongs to no call (the model's `call-error` events without an id). */
   parseErrors: string[];
   finishReason: ModelFinishReason;
   usage?: ModelUsage;
 }
 
 export interface CollectOptions {
-  protocol?: TextCallProtocol;
   /** Called for every streamed piece, already in loop terms. */
   onText(text: string): void;
   onReasoning(text: string): void;
@@ -31,27 +28,6 @@ export interface CollectOptions {
   onCallArgsDelta(id: string, text: string): void;
   /** Fresh call ids: the model's own ids are kept when given and unused. */
   newId(preferred?: string): string;
-}
-
-function readArguments(raw: unknown): { value: Record<string, unknown> } | { error: string } {
-  let value = raw;
-  if (typeof raw === "string") {
-    if (raw.trim() === "") return { value: {} };
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      try {
-        value = JSON.parse(jsonrepair(raw));
-      } catch (error) {
-        return { error: `the arguments are not valid JSON (${(error as Error).message})` };
-      }
-    }
-  }
-  if (value === undefined || value === null) return { value: {} };
-  if (typeof value !== "object" || Array.isArray(value)) {
-    return { error: 'the arguments must be one JSON object, e.g. {"name": "value"}' };
-  }
-  return { value: value as Record<string, unknown> };
 }
 
 function abortPromise(signal: AbortSignal): { promise: Promise<never>; dispose(): void } {
@@ -69,9 +45,10 @@ function abortPromise(signal: AbortSignal): { promise: Promise<never>; dispose()
 }
 
 /**
- * Drive one model turn to its end and gather what it said. Text goes through the run's protocol parser when there is
- * one, so text-only models and native calls end up in the same shape. Honours the request's signal even when the
- * model does not (the iterator is abandoned and the abort reason is thrown).
+ * Drive one model turn to its end and gather what it said: text, reasoning, calls (their arguments decoded) and
+ * unreadable calls. Every backend — native or text-protocol — streams the same events, so this is the one path from
+ * a model's output to calls. Honours the request's signal even when the model does not (the iterator is abandoned
+ * and the abort reason is thrown).
  */
 export async function collectModelTurn(
   model: LanguageModel,
@@ -81,50 +58,6 @@ export async function collectModelTurn(
   const turn: CollectedTurn = { text: "", reasoning: "", calls: [], parseErrors: [], finishReason: "stop" };
   const open = new Map<string, string>();
   let lastNativeId: string | undefined;
-  const parserIds = new Map<number, string>();
-  const parser: ToolCallParser | undefined = options.protocol?.createParser({
-    tools: request.tools,
-    createId: () => options.newId(),
-  });
-
-  const onParserEvents = (events: ParserEvent[]) => {
-    for (const event of events) {
-      switch (event.type) {
-        case "content":
-          turn.text += event.text;
-          options.onText(event.text);
-          break;
-        case "reasoning":
-          turn.reasoning += event.text;
-          options.onReasoning(event.text);
-          break;
-        case "call-start":
-          parserIds.set(event.index, event.id);
-          options.onCallStart(event.id, event.name);
-          break;
-        case "call-args-delta": {
-          const id = parserIds.get(event.index);
-          if (id) options.onCallArgsDelta(id, event.text);
-          break;
-        }
-        case "call-end": {
-          const id = parserIds.get(event.index) ?? event.call.id;
-          turn.calls.push({ id, name: event.call.name, arguments: event.call.arguments });
-          break;
-        }
-        case "parse-error": {
-          const id = event.index === undefined ? undefined : parserIds.get(event.index);
-          if (id) turn.calls.push({ id, name: "", arguments: {}, error: event.message });
-          else turn.parseErrors.push(event.message);
-          break;
-        }
-        case "truncated":
-          turn.parseErrors.push(event.message);
-          break;
-      }
-    }
-  };
-
   const iterator = model.stream(request)[Symbol.asyncIterator]();
   const aborted = abortPromise(request.signal);
   try {
@@ -134,11 +67,8 @@ export async function collectModelTurn(
       const event = next.value;
       switch (event.type) {
         case "text-delta":
-          if (parser) onParserEvents(parser.push(event.text));
-          else {
-            turn.text += event.text;
-            options.onText(event.text);
-          }
+          turn.text += event.text;
+          options.onText(event.text);
           break;
         case "reasoning-delta":
           turn.reasoning += event.text;
@@ -164,12 +94,21 @@ export async function collectModelTurn(
           }
           if (event.id !== undefined) open.delete(event.id);
           lastNativeId = undefined;
-          const read = readArguments(event.arguments);
+          const decoded = decodeCallArguments(event.arguments);
           turn.calls.push(
-            "error" in read
-              ? { id, name: event.name, arguments: {}, error: read.error }
-              : { id, name: event.name, arguments: read.value },
+            decoded.ok
+              ? { id, name: event.name, arguments: decoded.value }
+              : { id, name: event.name, arguments: {}, error: decoded.error },
           );
+          break;
+        }
+        case "call-error": {
+          const id = event.id !== undefined ? open.get(event.id) : undefined;
+          if (event.id !== undefined) open.delete(event.id);
+          if (id !== undefined && !turn.calls.some((c) => c.id === id)) {
+            lastNativeId = undefined;
+            turn.calls.push({ id, name: event.name ?? "", arguments: {}, error: event.message });
+          } else turn.parseErrors.push(event.message);
           break;
         }
         case "finish":
@@ -185,7 +124,6 @@ export async function collectModelTurn(
   } finally {
     aborted.dispose();
   }
-  if (parser) onParserEvents(parser.end());
   turn.text = turn.text.trim();
   return turn;
 }

@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ModelFinishReason, ModelUsage } from "../core/language-model.js";
 import type { RunStatus, StopReason } from "../store/store.js";
-import type { ModelFinishReason, ModelUsage } from "./model.js";
 
 export interface PendingCall {
   callId: string;

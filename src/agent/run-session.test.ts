@@ -3,14 +3,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import type { AgentMessage } from "../core/agent-message.js";
+import type { LanguageModel } from "../core/language-model.js";
+import { createReplayModel, type ReplayTurn } from "../models/replay-model.js";
 import { SqliteStore } from "../store/sqlite-store.js";
 import { defineTool } from "../tools/define-tool.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
 import { createAgent } from "./create-agent.js";
 import type { AgentEvent } from "./events.js";
-import type { AgentMessage } from "./messages.js";
-import type { LanguageModel } from "./model.js";
-import { createReplayModel, type ReplayTurn } from "./replay-model.js";
 
 // A run keeps its transcript and calls in memory instead of reading them back every step. These tests check that what
 // it keeps is what the store holds, and that batching the writes still commits before anything is reported or run.

@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { RunRecord, RunStatus, StopReason, Store, ToolCallRecord } from "../store/store.js";
+import type { RunRecord, RunStatus, RunStore, StopReason, ToolCallRecord } from "../store/store.js";
 import { RunNotFoundError } from "./agent-errors.js";
 import type { PendingCall } from "./events.js";
 
@@ -48,7 +48,7 @@ function toCallView(call: ToolCallRecord): CallView {
   return { id: call.id, name: call.name, arguments: call.arguments, result: call.result, approval };
 }
 
-export async function buildRunView(store: Store, runId: string): Promise<RunView> {
+export async function buildRunView(store: RunStore, runId: string): Promise<RunView> {
   const run = await store.getRun(runId);
   if (!run) throw new RunNotFoundError(runId);
   const [steps, calls] = await Promise.all([store.listSteps(runId), store.listToolCalls(runId)]);

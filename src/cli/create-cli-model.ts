@@ -1,21 +1,15 @@
 import { readFileSync } from "node:fs";
-import type { LanguageModel } from "../agent/model.js";
-import { createReplayModelFromFile, ReplayError } from "../agent/replay-model.js";
-import type { TextCallProtocol } from "../agent/text-protocol.js";
+import type { LanguageModel } from "../core/language-model.js";
 import type { ChatTemplateSource } from "../models/chat-template/load-chat-template.js";
 import type { LlamaModelSpec, ModelSpec } from "../models/create-model.js";
 import { ModelConfigError } from "../models/model-errors.js";
+import { createReplayModelFromFile, ReplayError } from "../models/replay-model.js";
 import { ProtocolNotImplementedError, UnknownProtocolError } from "../protocols/protocol-errors.js";
 import { CliError } from "./cli-error.js";
 import { DEFAULT_ANTHROPIC_MODEL, type ModelSettings } from "./model-options.js";
 
 export interface CliModel {
   model: LanguageModel;
-  /**
-   * Set only for the replay model: its `{"text": …}` turns are parsed by the agent with this protocol. Every real
-   * backend parses its own output (native or text protocol), so the agent must not parse it again.
-   */
-  protocol?: TextCallProtocol;
   /** True when tools reach the model natively, false when through a text protocol, undefined for replay. */
   nativeTools?: boolean;
 }
@@ -50,7 +44,7 @@ function templateSource(spec: string): ChatTemplateSource {
   return { builtin: spec };
 }
 
-async function loadProtocol(id: string): Promise<TextCallProtocol> {
+async function loadProtocol(id: string) {
   const { getProtocol } = await import("../protocols/protocol-registry.js");
   return getProtocol(id);
 }
@@ -116,8 +110,9 @@ export async function createCliModel(
 ): Promise<CliModel> {
   try {
     if (settings.provider === "replay") {
-      const model = createReplayModelFromFile(settings.path as string);
-      return settings.protocol ? { model, protocol: await loadProtocol(settings.protocol) } : { model };
+      // Its `{"text": …}` turns are read with the protocol, as a text-only backend reads its output.
+      const protocol = settings.protocol ? await loadProtocol(settings.protocol) : undefined;
+      return { model: createReplayModelFromFile(settings.path as string, protocol ? { protocol } : {}) };
     }
     const text = wantsTextProtocol(settings);
     // Loaded on demand: the replay model needs none of the backends (nor the protocols room behind them).

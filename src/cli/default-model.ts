@@ -1,6 +1,6 @@
 import { realpathSync } from "node:fs";
 import { bundledModelPath, hasBundledModel } from "../models/bundled-model.js";
-import type { ModelSettings } from "./model-options.js";
+import type { ModelSettings } from "./model-settings.js";
 
 /** Said once per command, on stderr (stdout may carry --json output). */
 export const BUNDLED_MODEL_NOTICE =

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
-import { ToolbridgeError } from "../tools/errors.js";
+import { ToolbridgeError } from "../core/toolbridge-error.js";
 import { configSchema, type ToolbridgeConfig } from "./config-schema.js";
 
 export const DEFAULT_CONFIG_FILE = "toolbridge.config.json";

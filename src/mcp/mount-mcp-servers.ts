@@ -1,5 +1,5 @@
 import type { Implementation } from "@modelcontextprotocol/sdk/types.js";
-import { ToolbridgeError } from "../tools/errors.js";
+import { ToolbridgeError } from "../core/toolbridge-error.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
 import {
   type McpMountLogger,

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { AgentMessage } from "../agent/messages.js";
+import type { AgentMessage } from "../core/agent-message.js";
 import { withCompactCatalogue } from "../protocols/compact-catalogue.js";
 import type { ToolCallProtocol } from "../protocols/protocol.js";
 

@@ -1,11 +1,10 @@
-import type { LanguageModel } from "../agent/model.js";
-import { detectProtocol } from "../protocols/detect-protocol.js";
-import { getProtocol } from "../protocols/protocol-registry.js";
+import type { LanguageModel } from "../core/language-model.js";
 import {
   type AnthropicMessagesModelOptions,
   createAnthropicMessagesModel,
 } from "./anthropic/anthropic-messages-model.js";
 import { modeFromHints, readGgufModelHints } from "./bundled-model.js";
+import { chooseProtocol } from "./choose-protocol.js";
 import {
   createTextCompletionModel,
   type TextCompletionModelOptions,
@@ -62,12 +61,7 @@ export async function createModel(spec: ModelSpec): Promise<RoutedModel> {
       const { backend: _b, tools, protocol, ...options } = spec;
       const model = createOpenAIChatModel(options);
       if (tools !== "protocol") return model;
-      const id =
-        protocol ??
-        (detectProtocol({ modelName: options.model }).implemented
-          ? detectProtocol({ modelName: options.model }).id
-          : "hermes");
-      return withTextProtocol(model, getProtocol(id), {
+      return withTextProtocol(model, chooseProtocol({ protocol, modelName: options.model }), {
         ...(options.maxForcedRetries !== undefined ? { maxForcedRetries: options.maxForcedRetries } : {}),
         ...(options.parallelToolCalls === false ? { parallelToolCalls: false } : {}),
       });

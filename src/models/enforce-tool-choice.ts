@@ -1,5 +1,5 @@
-import type { AgentMessage } from "../agent/messages.js";
-import type { ModelEvent, ToolChoice } from "../agent/model.js";
+import type { AgentMessage } from "../core/agent-message.js";
+import type { ModelEvent, ToolChoice } from "../core/language-model.js";
 
 /** The user message that asks again when a forced tool choice was answered without a call. */
 export function forcedChoiceNudge(choice: ToolChoice): string {

@@ -1,4 +1,4 @@
-import { ToolbridgeError } from "../tools/errors.js";
+import { ToolbridgeError } from "../core/toolbridge-error.js";
 
 /** A model spec or backend option that cannot work (missing model name, unknown backend, bad template). */
 export class ModelConfigError extends ToolbridgeError {

@@ -1,11 +1,10 @@
-import type { ModelEvent } from "../agent/model.js";
+import type { ModelEvent } from "../core/language-model.js";
 import type { ParserEvent } from "../protocols/types.js";
-import { generateCallId } from "./openai/tool-call-delta-accumulator.js";
 
 /**
  * Turns a protocol parser's events into model events, so a backend that parses its own text looks to the loop like
- * a native one. Unreadable or cut-off markup still becomes a call, with its raw text as arguments: the loop cannot
- * parse them and sends the model a repair observation, instead of the markup silently vanishing.
+ * a native one. Unreadable or cut-off markup becomes a `call-error` (of the call it started, when it started one):
+ * the loop sends the model a repair observation instead of the markup silently vanishing.
  */
 export class ProtocolEventMapper {
   readonly #ids = new Map<number, { id: string; name: string }>();
@@ -46,14 +45,11 @@ export class ProtocolEventMapper {
         case "truncated": {
           this.calls += 1;
           const known = e.index === undefined ? undefined : this.#ids.get(e.index);
-          const id = known?.id ?? generateCallId();
-          if (!known) out.push({ type: "call-start", id, name: "" });
-          out.push({
-            type: "call-end",
-            id,
-            name: known?.name ?? "",
-            arguments: e.raw.trim() === "" ? "(empty)" : e.raw,
-          });
+          out.push(
+            known
+              ? { type: "call-error", id: known.id, name: known.name, message: e.message }
+              : { type: "call-error", message: e.message },
+          );
           break;
         }
       }

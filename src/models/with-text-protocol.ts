@@ -1,9 +1,9 @@
-import type { AgentMessage } from "../agent/messages.js";
-import type { LanguageModel, ModelEvent, ModelRequest } from "../agent/model.js";
+import type { AgentMessage } from "../core/agent-message.js";
+import type { LanguageModel, ModelEvent, ModelRequest } from "../core/language-model.js";
 import type { ToolCallProtocol } from "../protocols/protocol.js";
 import { toProtocolTranscript } from "./completions/render-completion-prompt.js";
 import { enforceToolChoice } from "./enforce-tool-choice.js";
-import { generateCallId } from "./openai/tool-call-delta-accumulator.js";
+import { generateCallId } from "./generate-call-id.js";
 import { ProtocolEventMapper } from "./protocol-event-mapper.js";
 
 export interface TextProtocolModel extends LanguageModel {

@@ -1,5 +1,7 @@
+import { ToolbridgeError } from "../core/toolbridge-error.js";
+
 /** Thrown by `getProtocol` for an id no format uses. */
-export class UnknownProtocolError extends Error {
+export class UnknownProtocolError extends ToolbridgeError {
   override readonly name = "UnknownProtocolError";
   constructor(
     readonly id: string,
@@ -10,7 +12,7 @@ export class UnknownProtocolError extends Error {
 }
 
 /** Thrown by `getProtocol` for a known format id whose implementation has not been written yet. */
-export class ProtocolNotImplementedError extends Error {
+export class ProtocolNotImplementedError extends ToolbridgeError {
   override readonly name = "ProtocolNotImplementedError";
   constructor(
     readonly id: string,

@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import { ToolbridgeError } from "../tools/errors.js";
+import { ToolbridgeError } from "../core/toolbridge-error.js";
 import { createServerApp, type ServerApp, type ServerAppOptions } from "./create-server-app.js";
 import { isLoopbackHost } from "./is-loopback-host.js";
 

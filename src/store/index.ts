@@ -1,4 +1,6 @@
+export type { MemoryHit, MemoryStore, NoteRecord } from "../core/memory-store.js";
+export type { ApprovalPolicyValue, RunStatus, StopReason, ToolCallState } from "../core/run-status.js";
 export { defaultDataDir, defaultDbPath } from "./default-db-path.js";
-export { MIGRATIONS, type Migration, SCHEMA_VERSION } from "./migrations.js";
-export { SqliteStore, type SqliteStoreOptions, StoreOpenError, toFtsQuery } from "./sqlite-store.js";
+export { InMemoryStore } from "./in-memory-store.js";
+export { SqliteStore, type SqliteStoreOptions, StoreOpenError } from "./sqlite-store.js";
 export * from "./store.js";

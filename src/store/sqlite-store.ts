@@ -1,9 +1,10 @@
 import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import Database from "better-sqlite3";
-import type { AgentMessage, AgentToolCall } from "../agent/messages.js";
-import { ToolbridgeError } from "../tools/errors.js";
+import type Database from "better-sqlite3";
+import type { AgentMessage, AgentToolCall } from "../core/agent-message.js";
+import { ToolbridgeError } from "../core/toolbridge-error.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
 import {
   type ApprovalRecord,
@@ -38,6 +39,16 @@ export interface SqliteStoreOptions {
 
 type Row = Record<string, unknown>;
 
+let driver: typeof Database | undefined;
+/**
+ * better-sqlite3 is a native addon: it is loaded when the first SqliteStore opens, not when toolbridge is imported,
+ * so a program that keeps its runs elsewhere (InMemoryStore, its own store) never loads it.
+ */
+function sqlite(): typeof Database {
+  driver ??= createRequire(import.meta.url)("better-sqlite3") as typeof Database;
+  return driver;
+}
+
 const now = () => new Date().toISOString();
 const json = (value: unknown) => JSON.stringify(value);
 const parse = <T>(text: unknown, fallback: T): T =>
@@ -61,7 +72,9 @@ function toRun(row: Row): RunRecord {
     id: String(row.id),
     conversationId: String(row.conversation_id),
     status: row.status as RunStatus,
-    stopReason: (row.stop_reason as RunRecord["stopReason"]) ?? null,
+    // Databases written before claimRun cleared it hold `running` + `awaiting-approval` for a run killed after its
+    // resume began; a running run has no stop reason, whatever an older row says.
+    stopReason: row.status === "running" ? null : ((row.stop_reason as RunRecord["stopReason"]) ?? null),
     answer: (row.answer as string | null) ?? null,
     error: (row.error as string | null) ?? null,
     model: String(row.model),
@@ -168,7 +181,7 @@ export class SqliteStore implements Store {
       }
     }
     try {
-      this.db = new Database(location);
+      this.db = new (sqlite())(location);
     } catch (error) {
       throw new StoreOpenError(
         `Cannot open database ${location}: ${(error as Error).message}. Pass another --db path.`,
@@ -340,11 +353,11 @@ export class SqliteStore implements Store {
       const row = this.#stmt("SELECT status, owner FROM runs WHERE id = ?").get(id) as Row | undefined;
       if (!row || !fromStatuses.includes(row.status as RunStatus)) return false;
       if (((row.owner as string | null) ?? null) !== expectedOwner) return false;
-      this.#stmt("UPDATE runs SET status = 'running', owner = ?, updated_at = ? WHERE id = ?").run(
-        owner,
-        now(),
-        id,
-      );
+      // A paused run's `awaiting-approval` belongs to the pause: a running run has no stop reason yet, also when its
+      // process is killed before it writes another (the crash left `running` + `awaiting-approval` behind).
+      this.#stmt(
+        "UPDATE runs SET status = 'running', stop_reason = NULL, owner = ?, updated_at = ? WHERE id = ?",
+      ).run(owner, now(), id);
       return true;
     });
   }
@@ -509,10 +522,6 @@ export class SqliteStore implements Store {
     });
   }
 
-  async claimToolCall(runId: string, callId: string): Promise<boolean> {
-    return this.#claim(runId, callId, now());
-  }
-
   async claimToolCalls(runId: string, callIds: readonly string[]): Promise<string[]> {
     if (callIds.length === 0) return [];
     const at = now();
@@ -563,11 +572,6 @@ export class SqliteStore implements Store {
       );
       this.#updateRun(step.runId, step.run, at);
     });
-  }
-
-  async appendAudit(entry: AuditEntry): Promise<void> {
-    const at = now();
-    this.#write(() => this.#audit(entry, at));
   }
 
   async listAudit(runId?: string): Promise<AuditRecord[]> {

@@ -1,39 +1,14 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { AgentMessage, AssistantMessage } from "../agent/messages.js";
+import type { AgentMessage, AssistantMessage } from "../core/agent-message.js";
+import type { MemoryStore } from "../core/memory-store.js";
 
-export type RunStatus = "running" | "paused" | "finished" | "stopped";
+export type { MemoryHit, MemoryStore, NoteRecord } from "../core/memory-store.js";
 
-/** Why a run is where it is. `awaiting-approval` belongs to paused runs; every other reason ends a run. */
-export type StopReason =
-  | "final-answer"
-  | "awaiting-approval"
-  | "max-steps"
-  | "max-tool-calls"
-  | "step-timeout"
-  | "timeout"
-  | "max-consecutive-failures"
-  | "max-repairs"
-  | "model-error"
-  | "aborted"
-  | "length"
-  | "interrupted";
+import { ToolbridgeError } from "../core/toolbridge-error.js";
 
-/**
- * Life of a tool call. `invalid`, `denied`, `refused` (over the tool-call limit), `done` and `interrupted` are final
- * and carry a result. `executing` is written (and committed) before the handler starts; a call found `executing`
- * after a crash is turned into `interrupted`, never re-run.
- */
-export type ToolCallState =
-  | "invalid"
-  | "pending"
-  | "approved"
-  | "denied"
-  | "refused"
-  | "executing"
-  | "done"
-  | "interrupted";
+export type { ApprovalPolicyValue, RunStatus, StopReason, ToolCallState } from "../core/run-status.js";
 
-export type ApprovalPolicyValue = "always" | "never" | "ask";
+import type { ApprovalPolicyValue, RunStatus, StopReason, ToolCallState } from "../core/run-status.js";
 
 export interface ApprovalRecord {
   policy: ApprovalPolicyValue;
@@ -183,37 +158,19 @@ export interface StepRecord {
   finishedAt: string | null;
 }
 
-export interface NoteRecord {
-  id: number;
-  title: string;
-  content: string;
-  tags: string[];
-  createdAt: string;
-}
-
-export interface MemoryHit {
-  kind: "note" | "message";
-  /** Note id or message id. */
-  id: number;
-  title: string | null;
-  conversationId: string | null;
-  role: string | null;
-  snippet: string;
-  createdAt: string;
-}
-
 /** Thrown when a store operation finds the data in a state that forbids it (deciding a call twice, …). */
-export class StoreConflictError extends Error {
+export class StoreConflictError extends ToolbridgeError {
   override name = "StoreConflictError";
 }
 
 /**
- * Persistence of conversations, runs, steps, tool calls, approvals, the audit log and memory. Every method that writes
- * resolves only after its transaction is committed, so whatever a caller reports afterwards survives a crash.
- * Methods are async so that a PostgreSQL store can implement the same interface; each composite method is one
- * transaction.
+ * Persistence of conversations, runs, steps, tool calls, approvals and the audit log: what the agent loop needs, and
+ * all it needs. Every method that writes resolves only after its transaction is committed, so whatever a caller
+ * reports afterwards survives a crash. Methods are async so that a PostgreSQL store can implement the same interface;
+ * each composite method is one transaction. Implementations: SqliteStore (default for the CLI), InMemoryStore (the
+ * library's default: pure TypeScript, nothing survives the process); both pass test/store/run-store.contract.ts.
  */
-export interface Store {
+export interface RunStore {
   readonly location: string;
 
   createRun(run: NewRun): Promise<RunRecord>;
@@ -257,8 +214,6 @@ export interface Store {
    * StoreConflictError and nothing is written.
    */
   decideToolCalls(runId: string, decisions: CallDecision[]): Promise<void>;
-  /** approved → executing, atomically. Returns false if the call was not `approved` (so it must not run). */
-  claimToolCall(runId: string, callId: string): Promise<boolean>;
   /** approved → executing for several calls in one transaction; resolves to the ids claimed (only those may run). */
   claimToolCalls(runId: string, callIds: readonly string[]): Promise<string[]>;
   /** executing → done / interrupted, with the result. */
@@ -271,12 +226,10 @@ export interface Store {
     step: StepClose & { runId: string; conversationId: string; step: number; results?: ToolCallFinish[] },
   ): Promise<void>;
 
-  appendAudit(entry: AuditEntry): Promise<void>;
   listAudit(runId?: string): Promise<AuditRecord[]>;
-
-  saveNote(note: { title: string; content: string; tags?: string[] }): Promise<NoteRecord>;
-  /** Full-text search over notes and the text of stored conversations, best matches first. */
-  searchMemory(query: string, options?: { limit?: number; kind?: "note" | "message" }): Promise<MemoryHit[]>;
 
   close(): Promise<void>;
 }
+
+/** What the default store offers: runs and memory in one database (SQLite file, or in memory). */
+export interface Store extends RunStore, MemoryStore {}

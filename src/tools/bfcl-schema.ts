@@ -1,5 +1,5 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { ToolbridgeError } from "./errors.js";
+import { ToolbridgeError } from "../core/toolbridge-error.js";
 
 /**
  * BFCL (Berkeley Function Calling Leaderboard) function docs use their own schema dialect: Python, Java and

@@ -1,10 +1,7 @@
-/**
- * Typed errors of the tool layer. Each message is written so that both a person reading a log and a model reading an
- * observation can tell what went wrong and what to do instead.
- */
-export class ToolbridgeError extends Error {
-  override name = "ToolbridgeError";
-}
+/** Typed errors of the tool layer (see ToolbridgeError for how their messages are written). */
+import { ToolbridgeError } from "../core/toolbridge-error.js";
+
+export { ToolbridgeError };
 
 /** A tool definition that cannot be accepted (bad name, bad schema, bad option). */
 export class ToolDefinitionError extends ToolbridgeError {

@@ -1,4 +1,6 @@
-export { CallLimiter, type LimitDecision } from "./call-limiter.js";
+export * from "./builtin/index.js";
+export { createMemoryTools } from "./builtin/memory.js";
+export { resolveTimeZone, timeZoneNames } from "./builtin/resolve-time-zone.js";
 export {
   type DefineToolWithJsonSchema,
   type DefineToolWithZod,
@@ -14,7 +16,6 @@ export {
   ToolInputError,
   ToolNotFoundError,
 } from "./errors.js";
-export { createNameFilter, type NameFilterConfig } from "./name-filter.js";
 export { errorResult, normalizeToolResult, resultText } from "./normalize-tool-result.js";
 export {
   createRedactor,
@@ -24,7 +25,7 @@ export {
   type RedactorOptions,
   redactDeep,
 } from "./redact-secrets.js";
-export { Semaphore } from "./semaphore.js";
+export { ANNOTATION_FORMATS, TIME_ZONE_FORMAT } from "./schema-formats.js";
 export type {
   AnyToolDefinition,
   RateLimit,

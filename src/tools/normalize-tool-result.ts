@@ -1,4 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type Redactor, redactDeep } from "./redact-secrets.js";
 import type { ToolHandlerOutput } from "./tool-definition.js";
 
 const CONTENT_TYPES = new Set(["text", "image", "audio", "resource", "resource_link"]);
@@ -28,18 +29,28 @@ function stringify(value: unknown): string {
 /**
  * Turn whatever a handler returned into an MCP CallToolResult: a string becomes one text block; a plain object
  * becomes `structuredContent` plus its JSON as text (MCP asks servers to send both for older clients); other
- * values become their text.
+ * values become their text. With a redactor, values are redacted before they are turned into JSON text: a secret
+ * with a quote or backslash in it reads differently once JSON.stringify has escaped it.
  */
-export function normalizeToolResult(output: ToolHandlerOutput): CallToolResult {
-  if (isCallToolResult(output)) return output;
-  if (typeof output === "string") return { content: [{ type: "text", text: output }] };
+export function normalizeToolResult(output: ToolHandlerOutput, redact?: Redactor): CallToolResult {
+  const clean = <T>(value: T): T => (redact ? redactDeep(value, redact) : value);
+  if (isCallToolResult(output)) return clean(output);
+  if (typeof output === "string") return { content: [{ type: "text", text: clean(output) }] };
   if (output === undefined || output === null) return { content: [] };
-  if (typeof output === "object" && !Array.isArray(output)) {
-    const structured = JSON.parse(stringify(output)) as Record<string, unknown>;
-    return { content: [{ type: "text", text: stringify(output) }], structuredContent: structured };
+  if (typeof output === "object") {
+    // Through JSON first (dates, toJSON, bigint become what the model will read), then redacted, then text.
+    let plain: unknown;
+    try {
+      plain = clean(JSON.parse(stringify(output)) as unknown);
+    } catch {
+      return { content: [{ type: "text", text: clean(String(output)) }] }; // a cycle: no JSON form
+    }
+    const text = stringify(plain);
+    if (plain === null || typeof plain !== "object" || Array.isArray(plain))
+      return { content: [{ type: "text", text }] };
+    return { content: [{ type: "text", text }], structuredContent: plain as Record<string, unknown> };
   }
-  if (typeof output === "object") return { content: [{ type: "text", text: stringify(output) }] };
-  return { content: [{ type: "text", text: String(output) }] };
+  return { content: [{ type: "text", text: clean(String(output)) }] };
 }
 
 /** An `isError` result with one text block: how failures are reported to a model (MCP: tool errors are results). */

@@ -62,7 +62,7 @@ describe("ToolExecutor", () => {
         return `done ${n}`;
       },
     });
-    const { executor } = setup([slow], { concurrency: 5 });
+    const { executor } = setup([slow], { concurrency: 5, perUserConcurrency: 5 });
     const outcomes = await executor.executeAll(
       Array.from({ length: 100 }, (_, n) => ({ name: "slow", arguments: { n } })),
     );
@@ -70,6 +70,28 @@ describe("ToolExecutor", () => {
     expect(outcomes.map((o) => o.result.content[0])).toEqual(
       Array.from({ length: 100 }, (_, n) => ({ type: "text", text: `done ${n}` })),
     );
+  });
+
+  it("shares its places fairly: one user's flood of slow calls does not delay another user's call", async () => {
+    const order: string[] = [];
+    const slow = defineTool({
+      name: "slow",
+      inputSchema: z.object({ who: z.string() }),
+      handler: async ({ who }) => {
+        order.push(who);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return who;
+      },
+    });
+    const { executor } = setup([slow], { concurrency: 2 });
+    const flood = Array.from({ length: 6 }, () => executor.call("slow", { who: "flood" }, { userId: "a" }));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const started = Date.now();
+    await executor.call("slow", { who: "other" }, { userId: "b" });
+    // Started at once on the place the flood may not take, not after 6 × 200 ms / 2.
+    expect(Date.now() - started).toBeLessThan(400);
+    expect(order.slice(0, 2)).toEqual(["flood", "other"]);
+    await Promise.all(flood);
   });
 
   it("blocks a second call within the cooldown for the same user only", async () => {
@@ -213,6 +235,41 @@ describe("ToolExecutor", () => {
       note: "db password is [REDACTED] and key [REDACTED]",
       nested: ["[REDACTED]"],
     });
+  });
+
+  it("redacts a secret with quotes and backslashes in an object's JSON text, and one straddling the output cut", async () => {
+    const secret = 'q"uo\\te-secret-\u00e9-value';
+    const tools = [
+      defineTool({ name: "obj", inputSchema: { type: "object" }, handler: () => ({ value: secret }) }),
+      defineTool({
+        name: "long",
+        inputSchema: { type: "object" },
+        maxOutputChars: 40,
+        handler: () => `${"x".repeat(30)}${secret}${"y".repeat(30)}`,
+      }),
+      defineTool({
+        name: "throws",
+        inputSchema: { type: "object" },
+        handler: () => {
+          throw new Error(`could not connect with ${secret}`);
+        },
+      }),
+    ];
+    const registry = new ToolRegistry();
+    registry.registerAll(tools);
+    const executor = new ToolExecutor(registry, { redact: { values: [secret], env: {} } });
+    const escaped = JSON.stringify(secret).slice(1, -1);
+    for (const name of ["obj", "long", "throws"]) {
+      const result = await executor.call(name, {});
+      const texts = result.content.map((block) => (block.type === "text" ? block.text : ""));
+      for (const text of [...texts, JSON.stringify(result.structuredContent ?? null)]) {
+        expect(text, name).not.toContain(escaped);
+        expect(text, name).not.toContain(secret.slice(0, 8)); // no half of it either
+      }
+    }
+    const obj = await executor.call("obj", {});
+    expect(obj.structuredContent).toEqual({ value: "[REDACTED]" });
+    expect(obj.content[0]).toEqual({ type: "text", text: '{"value":"[REDACTED]"}' });
   });
 
   it("cancels through the caller's AbortSignal", async () => {

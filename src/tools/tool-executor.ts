@@ -13,6 +13,12 @@ import { validateAgainstSchema, validateToolInput } from "./validate-tool-input.
 export interface ToolExecutorOptions {
   /** Calls running at once across this executor. Default 4. */
   concurrency?: number;
+  /**
+   * Calls one user (`ExecuteOptions.userId`; calls without one share the key "anonymous") may run at once. Default:
+   * one less than `concurrency` (at least 1), so a user flooding the executor always leaves a place for somebody else;
+   * waiting calls are served user by user in turn.
+   */
+  perUserConcurrency?: number;
   /** Time limit for tools that set none. Default 30 s. */
   defaultTimeoutMs?: number;
   /** Output limit for tools that set none. Default 20,000 characters. */
@@ -98,7 +104,8 @@ export class ToolExecutor {
     readonly registry: ToolRegistry,
     options: ToolExecutorOptions = {},
   ) {
-    this.#semaphore = new Semaphore(options.concurrency ?? 4);
+    const concurrency = options.concurrency ?? 4;
+    this.#semaphore = new Semaphore(concurrency, options.perUserConcurrency ?? Math.max(1, concurrency - 1));
     this.#limiter = new CallLimiter(options.now);
     this.#redact = options.redact === false ? undefined : createRedactor(options.redact);
     this.#defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
@@ -163,14 +170,8 @@ export class ToolExecutor {
       durationMs: Date.now() - startedAt,
     });
 
-    const validation = validateToolInput(definition.tool, args);
-    if (!validation.ok) {
-      const lines = validation.issues.map((issue) => `- ${issue}`).join("\n");
-      return finish(
-        errorResult(`Invalid arguments for ${name}:\n${lines}\nFix the arguments and call again.`),
-        "invalid-input",
-      );
-    }
+    const problem = this.checkArguments(definition, args);
+    if (problem !== undefined) return finish(errorResult(problem), "invalid-input");
 
     if (options.dryRun && definition.hasSideEffects) {
       const description =
@@ -195,7 +196,7 @@ export class ToolExecutor {
 
     let release: (() => void) | undefined;
     try {
-      release = await this.#semaphore.acquire(options.signal);
+      release = await this.#semaphore.acquire(options.signal, options.userId ?? "anonymous");
     } catch {
       return finish(errorResult(`The call to ${name} was cancelled before it started.`), "cancelled");
     }
@@ -225,7 +226,7 @@ export class ToolExecutor {
         Promise.resolve().then(() => definition.handler(args, context)),
         whenAborted(controller.signal),
       ]);
-      const result = normalizeToolResult(output);
+      const result = normalizeToolResult(output, this.#redact);
       if (definition.tool.outputSchema && !result.isError) {
         const check = result.structuredContent
           ? validateAgainstSchema(
@@ -264,8 +265,29 @@ export class ToolExecutor {
     }
   }
 
+  /**
+   * Validate arguments against a tool's input schema the way every call is: undefined when they are valid, else the
+   * message a model reads (one line per problem). The agent classifies calls with this, so both say the same thing.
+   */
+  checkArguments(definition: AnyToolDefinition, args: unknown): string | undefined {
+    const validation = validateToolInput(definition.tool, args);
+    if (validation.ok) return undefined;
+    const lines = validation.issues.map((issue) => `- ${issue}`).join("\n");
+    return `Invalid arguments for ${definition.tool.name}:\n${lines}\nFix the arguments and call again.`;
+  }
+
+  /** The redactor every result goes through (undefined when redaction is off): the agent uses it for model text. */
+  get redactor(): Redactor | undefined {
+    return this.#redact;
+  }
+
+  /**
+   * Redact, then cut: cutting first would let the first half of a secret that straddles the cut through (the half no
+   * longer matches). Redacting here too catches what the executor itself wrote (error messages echo handler errors
+   * and arguments).
+   */
   #finalize(definition: AnyToolDefinition, result: CallToolResult): CallToolResult {
-    const limited = truncateToolResult(result, definition.maxOutputChars ?? this.#defaultMaxOutputChars);
-    return this.#redact ? redactDeep(limited, this.#redact) : limited;
+    const clean = this.#redact ? redactDeep(result, this.#redact) : result;
+    return truncateToolResult(clean, definition.maxOutputChars ?? this.#defaultMaxOutputChars);
   }
 }

@@ -1,4 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { REDACTED } from "./redact-secrets.js";
 
 /**
  * Cut the text of a result to `maxChars` in total, with a note a model understands. Structured content larger than
@@ -26,6 +27,9 @@ export function truncateToolResult(result: CallToolResult, maxChars: number): Ca
       let cut = budget;
       const code = block.text.charCodeAt(cut - 1);
       if (code >= 0xd800 && code <= 0xdbff) cut -= 1;
+      // Nor a redaction marker: "[RED" would read like a damaged value rather than a withheld one.
+      const marker = block.text.lastIndexOf(REDACTED, cut - 1);
+      if (marker !== -1 && marker < cut && marker + REDACTED.length > cut) cut = marker;
       content.push({ ...block, text: block.text.slice(0, cut) });
       budget = 0;
     }

@@ -2,8 +2,8 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import { TIME_ZONE_FORMAT } from "./builtin/resolve-time-zone.js";
 import { ToolDefinitionError } from "./errors.js";
+import { ANNOTATION_FORMATS } from "./schema-formats.js";
 
 type AddFormats = (ajv: Ajv | Ajv2020) => unknown;
 // ajv-formats is CommonJS with `exports.default`; under NodeNext the default import is the module object at type level.
@@ -12,8 +12,8 @@ const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).de
 
 function createAjv<T extends Ajv | Ajv2020>(instance: T): T {
   addFormats(instance);
-  // An annotation: get_time & co. resolve city names and abbreviations too, and their error names the close matches.
-  instance.addFormat(TIME_ZONE_FORMAT, true);
+  // Annotations: get_time & co. resolve city names and abbreviations too, and their error names the close matches.
+  for (const format of ANNOTATION_FORMATS) instance.addFormat(format, true);
   return instance;
 }
 

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { DecisionError, RunStateError } from "../../src/agent/agent-errors.js";
 import type { ApprovalPolicy } from "../../src/agent/approval-policy.js";
 import { type ApprovalDecision, createAgent } from "../../src/agent/create-agent.js";
-import { createReplayModel, type ReplayTurn } from "../../src/agent/replay-model.js";
+import { createReplayModel, type ReplayTurn } from "../../src/models/replay-model.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
 import { agentWith, runToEnd, texts } from "./helpers.js";

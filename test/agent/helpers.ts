@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { type Agent, type AgentOptions, createAgent } from "../../src/agent/create-agent.js";
 import type { AgentEvent } from "../../src/agent/events.js";
-import { createReplayModel, type ReplayTurn } from "../../src/agent/replay-model.js";
+import { createReplayModel, type ReplayTurn } from "../../src/models/replay-model.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createAgent } from "../../src/agent/create-agent.js";
-import type { LanguageModel } from "../../src/agent/model.js";
+import type { LanguageModel } from "../../src/core/language-model.js";
 import { agentWith, createTestTools, runToEnd, texts } from "./helpers.js";
 
 describe("agent loop with the scripted model", () => {

@@ -144,7 +144,22 @@ describe("routing: native tools where the backend has them, a text protocol othe
     } finally {
       delete process.env.TB_TEST_ANTHROPIC_KEY;
     }
+    // The replay model reads its text turns with the protocol, as a text-only backend reads its output.
+    writeFileSync(
+      turns,
+      `${JSON.stringify({ text: '<tool_call>{"name": "calc", "arguments": {"x": 1}}</tool_call>' })}\n`,
+    );
     const replay = await createCliModel({ provider: "replay", path: turns, protocol: "hermes" });
-    expect(replay.protocol?.id).toBe("hermes");
+    const events = [];
+    for await (const event of replay.model.stream({
+      messages: [{ role: "user", content: "go" }],
+      tools: [],
+      toolChoice: "auto",
+      signal: new AbortController().signal,
+    }))
+      events.push(event);
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: "call-end", name: "calc", arguments: { x: 1 } }),
+    );
   });
 });

@@ -4,7 +4,7 @@ import path from "node:path";
 import type { GbnfJsonSchema } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgent } from "../../src/agent/create-agent.js";
-import type { AgentMessage } from "../../src/agent/messages.js";
+import type { AgentMessage } from "../../src/core/agent-message.js";
 import { loadChatTemplate } from "../../src/models/chat-template/load-chat-template.js";
 import { createTextCompletionModel } from "../../src/models/completions/text-completion-model.js";
 import { writeTestModel } from "../../src/models/gguf/make-test-model.js";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createAgent } from "../../src/agent/create-agent.js";
-import type { AgentMessage } from "../../src/agent/messages.js";
+import type { AgentMessage } from "../../src/core/agent-message.js";
 import { OpenAIChatModel } from "../../src/models/openai/openai-chat-model.js";
 import { callsOf, collectEvents, textOf } from "./helpers/collect-events.js";
 import { type ReplayServer, startSseReplayServer } from "./helpers/sse-replay-server.js";

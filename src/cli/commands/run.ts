@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -7,10 +9,10 @@ import type { ApprovalPolicy } from "../../agent/approval-policy.js";
 import { type Agent, createAgent } from "../../agent/create-agent.js";
 import type { AgentEvent } from "../../agent/events.js";
 import type { RunLimits } from "../../agent/limits.js";
-import type { ToolChoice } from "../../agent/model.js";
-import { ReplayError } from "../../agent/replay-model.js";
 import type { RunView } from "../../agent/run-view.js";
 import { loadConfig } from "../../config/load-config.js";
+import type { ToolChoice } from "../../core/language-model.js";
+import { ReplayError } from "../../models/replay-model.js";
 import type { SqliteStore } from "../../store/sqlite-store.js";
 import { createMemoryTools } from "../../tools/builtin/memory.js";
 import { resultText } from "../../tools/normalize-tool-result.js";
@@ -41,6 +43,8 @@ export interface CliAgentSettings {
   model: string | ModelSettings;
   protocol?: string;
   toolsModule?: string;
+  /** SHA-256 of the tools module when the run started: `runs resume` refuses to import a changed file. */
+  toolsModuleSha256?: string;
   config?: string;
   system?: string;
   dryRun?: boolean;
@@ -107,7 +111,15 @@ function isToolDefinition(value: unknown): value is AnyToolDefinition {
  * `--tools-module <file>`: an ES module exporting `tools` (an array of tool definitions) or a default function
  * returning one. Meant for test fixtures and local custom tools; the tools join the configured ones.
  */
-export async function loadToolsModule(file: string): Promise<AnyToolDefinition[]> {
+export async function loadToolsModule(file: string, expectedSha256?: string): Promise<AnyToolDefinition[]> {
+  // A stored run names the module by path, and resuming imports (runs) it: a file changed since the run started is
+  // refused rather than run under the run's old approvals.
+  if (expectedSha256 !== undefined && toolsModuleSha256(file) !== expectedSha256) {
+    throw new CliError(
+      `--tools-module ${file} has changed since this run started (its SHA-256 differs), so it is not imported. Restore the file the run was started with, or start a new run.`,
+      2,
+    );
+  }
   let mod: { tools?: unknown; default?: unknown };
   try {
     mod = (await import(pathToFileURL(path.resolve(file)).href)) as typeof mod;
@@ -131,6 +143,15 @@ export async function loadToolsModule(file: string): Promise<AnyToolDefinition[]
   return tools as AnyToolDefinition[];
 }
 
+/** The SHA-256 (hex) of a tools module file; a clear error when it cannot be read. */
+export function toolsModuleSha256(file: string): string {
+  try {
+    return createHash("sha256").update(readFileSync(file)).digest("hex");
+  } catch (error) {
+    throw new CliError(`Cannot read --tools-module ${file}: ${(error as NodeJS.ErrnoException).message}`, 2);
+  }
+}
+
 /** Build the agent the CLI uses, from settings (fresh from flags, or read back from a stored run). */
 export async function createCliAgent(
   settings: CliAgentSettings,
@@ -143,9 +164,10 @@ export async function createCliAgent(
   const runtime = await createRuntime(settings.config ? { configPath: settings.config } : {});
   try {
     runtime.registry.registerAll(createMemoryTools(store));
-    if (settings.toolsModule) runtime.registry.registerAll(await loadToolsModule(settings.toolsModule));
+    if (settings.toolsModule)
+      runtime.registry.registerAll(await loadToolsModule(settings.toolsModule, settings.toolsModuleSha256));
     const require = new Set(settings.requireApproval ?? []);
-    const { model, protocol, nativeTools } = await createCliModel(
+    const { model, nativeTools } = await createCliModel(
       modelSettings,
       extras.onLoadProgress ? { onLoadProgress: extras.onLoadProgress } : {},
     );
@@ -153,7 +175,6 @@ export async function createCliAgent(
       model,
       tools: runtime.executor,
       store,
-      ...(protocol ? { protocol } : {}),
       ...(modelSettings.toolChoice ? { toolChoice: modelSettings.toolChoice } : {}),
       ...(settings.system ? { system: settings.system } : {}),
       ...(limits ? { limits } : {}),
@@ -305,7 +326,10 @@ export function cliAgentSettings(options: AgentCommandOptions, command: string):
   const settings: CliAgentSettings = {
     model: requireModelSettings({ flags: options, config: config.model, configFile: file }, command),
   };
-  if (options.toolsModule) settings.toolsModule = path.resolve(options.toolsModule);
+  if (options.toolsModule) {
+    settings.toolsModule = path.resolve(options.toolsModule);
+    settings.toolsModuleSha256 = toolsModuleSha256(settings.toolsModule);
+  }
   if (options.config) settings.config = path.resolve(options.config);
   if (options.system) settings.system = options.system;
   if (options.dryRun) settings.dryRun = true;

@@ -9,7 +9,7 @@ import type {
   ModelFinishReason,
   ModelRequest,
   ModelUsage,
-} from "../../agent/model.js";
+} from "../../core/language-model.js";
 import {
   toAnthropicMessages,
   toAnthropicToolChoice,
@@ -77,7 +77,7 @@ function describeAnthropicError(error: unknown, baseURL: string): unknown {
   return error;
 }
 
-/** Anthropic Messages API with native tools, streamed. Native backend: the agent must not set a text `protocol`. */
+/** Anthropic Messages API with native tools, streamed. */
 export class AnthropicMessagesModel implements LanguageModel {
   readonly id: string;
   readonly supportsNativeTools = true;

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import type { AgentMessage } from "../../agent/messages.js";
+import type { AgentMessage } from "../../core/agent-message.js";
 import { writeTestModel } from "../gguf/make-test-model.js";
 import { toTemplateMessages } from "../message-converters/template-messages.js";
 import { ChatTemplateError } from "./chat-template.js";

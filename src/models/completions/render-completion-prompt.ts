@@ -1,6 +1,6 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { AgentMessage } from "../../agent/messages.js";
-import type { ToolChoice } from "../../agent/model.js";
+import type { AgentMessage } from "../../core/agent-message.js";
+import type { ToolChoice } from "../../core/language-model.js";
 import type { ToolCallProtocol } from "../../protocols/protocol.js";
 import type { ToolResultItem } from "../../protocols/types.js";
 import { type ChatTemplate, ChatTemplateError } from "../chat-template/chat-template.js";

@@ -1,14 +1,13 @@
 import OpenAI from "openai";
 import type { Completion, CompletionCreateParamsStreaming } from "openai/resources/completions";
-import type { AgentMessage } from "../../agent/messages.js";
+import type { AgentMessage } from "../../core/agent-message.js";
 import type {
   LanguageModel,
   ModelEvent,
   ModelFinishReason,
   ModelRequest,
   ModelUsage,
-} from "../../agent/model.js";
-import { detectProtocol } from "../../protocols/detect-protocol.js";
+} from "../../core/language-model.js";
 import type { ToolCallProtocol } from "../../protocols/protocol.js";
 import { getProtocol } from "../../protocols/protocol-registry.js";
 import type { ParserEvent } from "../../protocols/types.js";
@@ -19,10 +18,11 @@ import {
   type ChatTemplateSource,
   loadChatTemplate,
 } from "../chat-template/load-chat-template.js";
+import { chooseProtocol } from "../choose-protocol.js";
 import { enforceToolChoice } from "../enforce-tool-choice.js";
+import { generateCallId } from "../generate-call-id.js";
 import { MarkupStrippedError, ModelConfigError, ModelRequestError } from "../model-errors.js";
 import { describeOpenAIError } from "../openai/describe-openai-error.js";
-import { generateCallId } from "../openai/tool-call-delta-accumulator.js";
 import { ProtocolEventMapper } from "../protocol-event-mapper.js";
 import { renderCompletionPrompt } from "./render-completion-prompt.js";
 import { StopSequenceFilter } from "./stop-sequence-filter.js";
@@ -73,14 +73,14 @@ export interface TextCompletionModelOptions {
   client?: OpenAI;
 }
 
-function resolveProtocol(p: string | ToolCallProtocol): ToolCallProtocol {
+function _resolveProtocol(p: string | ToolCallProtocol): ToolCallProtocol {
   return typeof p === "string" ? getProtocol(p) : p;
 }
 
 /**
  * A text-only model behind `/v1/completions`: the prompt is rendered here (chat template + a text tool-call protocol)
  * and the streamed text is parsed here with the protocol's incremental parser, so the loop receives call events
- * exactly as from a native backend. It parses its own output: do not also give the agent a `protocol`.
+ * exactly as from a native backend.
  */
 export class TextCompletionModel implements LanguageModel {
   readonly id: string;
@@ -95,15 +95,12 @@ export class TextCompletionModel implements LanguageModel {
     this.template = options.chatTemplate;
     this.id = options.id ?? `completions:${options.model ?? options.baseURL}`;
     const fallback = options.fallbackProtocol ?? "tag_tool";
-    if (options.protocol !== undefined) this.#protocol = resolveProtocol(options.protocol);
-    else if (options.server === "mlx") this.#protocol = getProtocol(fallback);
-    else {
-      const detected = detectProtocol({
-        chatTemplate: this.template.source,
-        ...(options.model ? { modelName: options.model } : {}),
-      });
-      this.#protocol = getProtocol(detected.implemented ? detected.id : "hermes");
-    }
+    this.#protocol = chooseProtocol({
+      // mlx_lm.server strips tool markup from what it streams: start with a format it leaves alone.
+      protocol: options.protocol ?? (options.server === "mlx" ? fallback : undefined),
+      chatTemplate: this.template.source,
+      modelName: options.model,
+    });
     this.#client =
       options.client ??
       new OpenAI({

@@ -1,7 +1,11 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Llama, LlamaGrammar } from "node-llama-cpp";
 import type { ToolCallProtocol } from "../../protocols/protocol.js";
+import { TIME_ZONE_FORMAT, timeZoneNames } from "../../tools/builtin/resolve-time-zone.js";
 import { type GbnfSchemaOptions, toGbnfJsonSchema } from "./to-gbnf-json-schema.js";
+
+/** Formats whose values the call body's grammar lists (see GbnfSchemaOptions.enumerations). */
+const GRAMMAR_ENUMERATIONS = { [TIME_ZONE_FORMAT]: timeZoneNames };
 
 const SENTINEL = "__toolbridge_arguments__";
 
@@ -116,7 +120,7 @@ export async function createCallBodyGrammar(
     // The generic parameter infers a literal schema type; ours is only known at run time. Zone names may be listed:
     // this schema only ever becomes grammar (the catalogue the model reads is rendered from the tool's own schema).
     const json = await llama.createGrammarForJsonSchema(
-      toGbnfJsonSchema(tool?.inputSchema, { ...options, listTimeZones: true }) as never,
+      toGbnfJsonSchema(tool?.inputSchema, { ...options, enumerations: GRAMMAR_ENUMERATIONS }) as never,
     );
     const prefix = `t${index}-`;
     rules.push(prefixGbnfRules(withoutTrailingNewlines(json.grammar), prefix));

@@ -1,6 +1,6 @@
 import type { ChatHistoryItem } from "node-llama-cpp";
 import { describe, expect, it } from "vitest";
-import type { AgentMessage } from "../../agent/messages.js";
+import type { AgentMessage } from "../../core/agent-message.js";
 import { fromLlamaChatHistory, toLlamaChatHistory } from "./llama-chat-history.js";
 
 const text = (t: string) => ({ content: [{ type: "text" as const, text: t }] });

@@ -5,7 +5,7 @@ import type {
   ChatModelResponse,
   ChatModelSegment,
 } from "node-llama-cpp";
-import type { AgentMessage, AgentToolCall } from "../../agent/messages.js";
+import type { AgentMessage, AgentToolCall } from "../../core/agent-message.js";
 import { resultToText } from "../../protocols/core/render-helpers.js";
 
 type ResponseItem = ChatModelResponse["response"][number];

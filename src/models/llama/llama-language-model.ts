@@ -1,41 +1,18 @@
 import path from "node:path";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type {
-  ChatHistoryItem,
-  ChatModelFunctionCall,
-  ChatModelFunctions,
-  ChatWrapper,
-  ChatWrapperGeneratedContextState,
-  LlamaChatResponseFunctionCall,
-  LlamaContextSequence,
-  LlamaGrammar,
-  Token,
-} from "node-llama-cpp";
-import type {
-  LanguageModel,
-  ModelEvent,
-  ModelFinishReason,
-  ModelRequest,
-  ToolChoice,
-} from "../../agent/model.js";
-import { detectProtocol } from "../../protocols/detect-protocol.js";
+import type { ChatHistoryItem, ChatWrapper } from "node-llama-cpp";
+import type { LanguageModel, ModelEvent, ModelRequest } from "../../core/language-model.js";
 import type { ToolCallProtocol } from "../../protocols/protocol.js";
-import { getProtocol } from "../../protocols/protocol-registry.js";
 import { applyCatalogueHint, lastRequestOnly, readModelHints } from "../bundled-model.js";
 import type { ChatTemplate } from "../chat-template/chat-template.js";
 import { builtinChatTemplate, loadChatTemplate } from "../chat-template/load-chat-template.js";
-import { renderCompletionPrompt } from "../completions/render-completion-prompt.js";
+import { chooseProtocol } from "../choose-protocol.js";
 import { enforceToolChoice } from "../enforce-tool-choice.js";
-import { ModelRequestError } from "../model-errors.js";
-import { generateCallId } from "../openai/tool-call-delta-accumulator.js";
-import { ProtocolEventMapper } from "../protocol-event-mapper.js";
-import { type CallFrame, callFrames, createCallBodyGrammar } from "./call-body-grammar.js";
+import { CallFrameCache } from "./call-body-grammar-cache.js";
 import { TINY_MODEL_PARAMETERS } from "./choose-threads.js";
-import { EventQueue } from "./event-queue.js";
-import { guardNativeRejections } from "./guard-native-rejections.js";
-import { resultForModel, toLlamaChatHistory } from "./llama-chat-history.js";
+import { isForced, type Sampling } from "./llama-generation.js";
+import { streamNativeTurn } from "./llama-native-turn.js";
 import { type LoadedLlama, loadLlama } from "./llama-runtime.js";
-import { toGbnfJsonSchema } from "./to-gbnf-json-schema.js";
+import { streamTextTurn } from "./llama-text-turn.js";
 
 export interface LlamaModelOptions {
   /** Path of a GGUF model file. */
@@ -72,15 +49,6 @@ export interface LlamaModelOptions {
   id?: string;
 }
 
-/** The call frames for one tool list. */
-interface TextTools {
-  frames: { marker: string; frames: CallFrame[] } | undefined;
-}
-
-const GRAMMARS = new WeakMap<object, Map<string, Promise<LlamaGrammar>>>();
-
-const isForced = (choice: ToolChoice): boolean => choice === "required" || typeof choice === "object";
-
 /**
  * A GGUF model run in-process with node-llama-cpp. One loaded model is shared by every run (and every instance made
  * for the same file); each generation borrows its own context sequence.
@@ -102,9 +70,8 @@ export class LlamaLanguageModel implements LanguageModel {
   readonly #options: LlamaModelOptions;
   #loading: Promise<LoadedLlama> | undefined;
   #wrapper: ChatWrapper | undefined;
-  #template: ChatTemplate | undefined;
-  #protocol: ToolCallProtocol | undefined;
-  #textTools = new Map<string, TextTools>();
+  /** Text mode: the template, the protocol and its call frames, set by `load`. */
+  #text: { template: ChatTemplate; protocol: ToolCallProtocol; frames: CallFrameCache } | undefined;
   #lastHistory: ChatHistoryItem[] | undefined;
   #hintedTemperature: number | undefined;
   #lastRequestOnly = false;
@@ -121,7 +88,7 @@ export class LlamaLanguageModel implements LanguageModel {
 
   /** Text mode: the tool-call format in use (after `load`). */
   get protocol(): ToolCallProtocol | undefined {
-    return this.#protocol;
+    return this.#text?.protocol;
   }
 
   /**
@@ -148,7 +115,7 @@ export class LlamaLanguageModel implements LanguageModel {
       this.#wrapper = resolveChatWrapper(loaded.model);
       if (this.mode === "text") {
         const chatTemplate = loaded.model.fileInfo.metadata.tokenizer?.chat_template;
-        this.#template =
+        const template =
           typeof chatTemplate === "string"
             ? await loadChatTemplate({ gguf: o.modelPath })
             : builtinChatTemplate("chatml");
@@ -156,18 +123,16 @@ export class LlamaLanguageModel implements LanguageModel {
         const hints = readModelHints(loaded.model.fileInfo.metadata);
         this.#hintedTemperature = hints.temperature;
         this.#lastRequestOnly = hints.history === "last-request";
-        if (o.protocol !== undefined)
-          this.#protocol = typeof o.protocol === "string" ? getProtocol(o.protocol) : o.protocol;
-        else if (hints.protocol) this.#protocol = getProtocol(hints.protocol);
-        else {
-          const name = loaded.model.fileInfo.metadata.general?.name ?? path.basename(o.modelPath);
-          const detected = detectProtocol({
-            ...(typeof chatTemplate === "string" ? { chatTemplate } : {}),
+        const name = loaded.model.fileInfo.metadata.general?.name ?? path.basename(o.modelPath);
+        const protocol = applyCatalogueHint(
+          chooseProtocol({
+            protocol: o.protocol ?? hints.protocol,
+            chatTemplate: typeof chatTemplate === "string" ? chatTemplate : undefined,
             modelName: `${name} ${path.basename(o.modelPath)}`,
-          });
-          this.#protocol = getProtocol(detected.implemented ? detected.id : "hermes");
-        }
-        this.#protocol = applyCatalogueHint(this.#protocol, hints);
+          }),
+          hints,
+        );
+        this.#text = { template, protocol, frames: new CallFrameCache(protocol) };
       }
       return loaded;
     })();
@@ -185,369 +150,52 @@ export class LlamaLanguageModel implements LanguageModel {
     return o;
   }
 
+  #sampling(): Sampling {
+    const o = this.#options;
+    return {
+      temperature: o.temperature ?? this.#hintedTemperature ?? 0.7,
+      ...(o.seed !== undefined ? { seed: o.seed } : {}),
+      maxTokens: o.maxTokens ?? 1024,
+    };
+  }
+
   async *stream(request: ModelRequest): AsyncIterable<ModelEvent> {
     const loaded = await this.load();
     const sequence = await loaded.acquire(request.signal);
+    const common = {
+      loaded,
+      sequence,
+      sampling: this.#sampling(),
+      maxStringLength: this.#maxStringLength(loaded),
+    };
     try {
-      if (this.mode === "native") {
-        yield* this.#native(request, loaded, sequence);
+      if (!this.#text) {
+        yield* streamNativeTurn({
+          ...common,
+          request,
+          wrapper: this.#wrapper as ChatWrapper,
+          onHistory: (history) => {
+            this.#lastHistory = history;
+          },
+        });
         return;
       }
+      const text = this.#text;
       // Trimmed before enforceToolChoice adds its nudge turn, which must not count as the latest request.
       const shown = this.#lastRequestOnly
         ? { ...request, messages: lastRequestOnly(request.messages) }
         : request;
-      if (isForced(shown.toolChoice) && !this.#frames(shown.tools).frames) {
+      const turn = (req: ModelRequest) => streamTextTurn({ ...common, ...text, request: req });
+      // Formats without a grammar-able call body cannot force a call by prefix: ask again instead.
+      if (isForced(shown.toolChoice) && !text.frames.framesFor(shown.tools)) {
         yield* enforceToolChoice(shown.toolChoice, 1, (extra) =>
-          this.#text({ ...shown, messages: [...shown.messages, ...extra] }, loaded, sequence),
+          turn({ ...shown, messages: [...shown.messages, ...extra] }),
         );
-      } else yield* this.#text(shown, loaded, sequence);
+      } else yield* turn(shown);
     } finally {
       loaded.release(sequence);
     }
   }
-
-  /** Runs `generate` and streams what it pushes; node-llama-cpp failures become a ModelRequestError, never a crash. */
-  async *#pump(
-    request: ModelRequest,
-    generate: (queue: EventQueue<ModelEvent>, controller: AbortController) => Promise<void>,
-  ): AsyncGenerator<ModelEvent> {
-    const queue = new EventQueue<ModelEvent>();
-    const controller = new AbortController();
-    const onAbort = () => controller.abort(request.signal.reason);
-    if (request.signal.aborted) onAbort();
-    else request.signal.addEventListener("abort", onAbort, { once: true });
-    let failure: Error | undefined;
-    const done = guardNativeRejections(
-      (error) => {
-        failure ??= error;
-        controller.abort(error);
-      },
-      () => generate(queue, controller),
-    ).then(
-      () => {
-        if (failure) queue.fail(llamaError(failure));
-        else queue.close();
-      },
-      (error: unknown) =>
-        queue.fail(request.signal.aborted ? request.signal.reason : llamaError(failure ?? error)),
-    );
-    try {
-      yield* queue;
-    } finally {
-      // Abandoned (cancelled) or finished: stop generating and wait, so the sequence is free when it is released.
-      controller.abort(request.signal.reason ?? new Error("stream closed"));
-      await done;
-      request.signal.removeEventListener("abort", onAbort);
-    }
-  }
-
-  #native(
-    request: ModelRequest,
-    loaded: LoadedLlama,
-    sequence: LlamaContextSequence,
-  ): AsyncGenerator<ModelEvent> {
-    return this.#pump(request, async (queue, controller) => {
-      const { LlamaChat, LlamaText } = await import("node-llama-cpp");
-      const o = this.#options;
-      const inner = this.#wrapper!;
-      const offered = offeredTools(request.tools, request.toolChoice);
-      const maxStringLength = this.#maxStringLength(loaded);
-      const functions: ChatModelFunctions | undefined = offered.length
-        ? Object.fromEntries(
-            offered.map((t) => [
-              t.name,
-              {
-                description: t.description ?? t.title ?? "",
-                params: toGbnfJsonSchema(
-                  t.inputSchema,
-                  maxStringLength === undefined ? {} : { maxStringLength },
-                ),
-              },
-            ]),
-          )
-        : undefined;
-      let force = isForced(request.toolChoice) && functions !== undefined;
-      // The resolved wrapper, plus node-llama-cpp's own "enter function calling now" trigger while a call is forced.
-      const wrapper: ChatWrapper = Object.create(inner);
-      wrapper.generateContextState = (state) => {
-        const generated = inner.generateContextState(state);
-        if (!force || generated.functionCall !== undefined) return generated;
-        const forced: ChatWrapperGeneratedContextState = {
-          contextText: generated.contextText,
-          stopGenerationTriggers: generated.stopGenerationTriggers,
-          noPrefixTrigger: { type: "functionCall", inject: LlamaText(inner.settings.functions.call.prefix) },
-        };
-        return forced;
-      };
-      const chat = new LlamaChat({ contextSequence: sequence, chatWrapper: wrapper });
-      let history = toLlamaChatHistory(request.messages, request.tools);
-      let contextWindow: ChatHistoryItem[] | undefined;
-      let remaining = o.maxTokens ?? 1024;
-      let reason: ModelFinishReason = "stop";
-      let calls = 0;
-      try {
-        for (;;) {
-          type Settled = { call: LlamaChatResponseFunctionCall<ChatModelFunctions>; result?: string };
-          const handlers: Promise<Settled>[] = [];
-          const settle = async (
-            call: LlamaChatResponseFunctionCall<ChatModelFunctions>,
-          ): Promise<Settled> => {
-            const args = isRecord(call.params) ? call.params : {};
-            if (!request.executeCall) {
-              // No loop hook: the call goes back as a call event and generation stops here.
-              const id = generateCallId();
-              queue.push({ type: "call-start", id, name: call.functionName });
-              queue.push({ type: "call-end", id, name: call.functionName, arguments: args });
-              controller.abort(STOP);
-              return { call };
-            }
-            // The loop must have seen the text before the call: it records text and call in order.
-            await queue.drained();
-            const outcome = await request.executeCall({ name: call.functionName, arguments: args });
-            if (outcome.status === "done") return { call, result: resultForModel(outcome.result) };
-            controller.abort(STOP);
-            return { call };
-          };
-          const response = await chat.generateResponse(history, {
-            functions,
-            onFunctionCall: (call) => {
-              calls += 1;
-              handlers.push(settle(call));
-            },
-            onTextChunk: (text) => queue.push({ type: "text-delta", text }),
-            onToken: (tokens: Token[]) => {
-              remaining -= tokens.length;
-            },
-            signal: controller.signal,
-            stopOnAbortSignal: true,
-            maxTokens: Math.max(1, remaining),
-            ...(loaded.tokenBias ? { tokenBias: loaded.tokenBias } : {}),
-            temperature: o.temperature ?? this.#hintedTemperature ?? 0.7,
-            ...(o.seed !== undefined ? { seed: o.seed } : {}),
-            ...(contextWindow ? { lastEvaluationContextWindow: { history: contextWindow } } : {}),
-          });
-          force = false;
-          history = response.lastEvaluation.cleanHistory;
-          contextWindow = response.lastEvaluation.contextWindow;
-          this.#lastHistory = history;
-          if (request.signal.aborted) throw request.signal.reason;
-          if (handlers.length > 0) {
-            const settled = await Promise.all(handlers);
-            let first = true;
-            for (const { call, result } of settled) {
-              if (result === undefined) continue;
-              const item: ChatModelFunctionCall = {
-                type: "functionCall",
-                name: call.functionName,
-                description: functions?.[call.functionName]?.description ?? "",
-                params: call.params,
-                result,
-                rawCall: call.raw,
-                startsNewChunk: first,
-              };
-              first = false;
-              history = appendToModelResponse(history, item);
-              contextWindow = appendToModelResponse(contextWindow ?? history, item);
-            }
-            this.#lastHistory = history;
-            if (settled.some((s) => s.result === undefined)) {
-              reason = "tool-calls";
-              break;
-            }
-            if (remaining <= 0) {
-              reason = "length";
-              break;
-            }
-            continue;
-          }
-          const stop = response.metadata.stopReason;
-          reason = stop === "maxTokens" ? "length" : stop === "abort" && calls > 0 ? "tool-calls" : "stop";
-          break;
-        }
-      } finally {
-        chat.dispose({ disposeSequence: false });
-      }
-      queue.push({ type: "finish", reason });
-    });
-  }
-
-  #frames(tools: readonly Tool[]): TextTools {
-    const key = JSON.stringify(tools.map((t) => [t.name, t.inputSchema]));
-    let entry = this.#textTools.get(key);
-    if (!entry) {
-      entry = { frames: this.#protocol && tools.length ? callFrames(this.#protocol, tools) : undefined };
-      if (this.#textTools.size > 32) this.#textTools.clear();
-      this.#textTools.set(key, entry);
-    }
-    return entry;
-  }
-
-  #text(
-    request: ModelRequest,
-    loaded: LoadedLlama,
-    sequence: LlamaContextSequence,
-  ): AsyncGenerator<ModelEvent> {
-    return this.#pump(request, async (queue, controller) => {
-      const { LlamaCompletion } = await import("node-llama-cpp");
-      const o = this.#options;
-      const protocol = this.#protocol!;
-      const template = this.#template!;
-      const model = loaded.model;
-      const choice = request.toolChoice;
-      const { prompt, forcedPrefix } = renderCompletionPrompt({
-        messages: request.messages,
-        tools: request.tools,
-        toolChoice: choice,
-        protocol,
-        template,
-      });
-      const withTools = choice !== "none" && request.tools.length > 0;
-      const offered = offeredTools(request.tools, choice);
-      const tools = withTools ? this.#frames(offered) : undefined;
-      const frames = tools?.frames;
-      const maxStringLength = this.#maxStringLength(loaded);
-      const grammarFor = (named?: string): Promise<LlamaGrammar> => {
-        // Shared by every model instance on this Llama: grammars depend only on the frames, schemas and bounds.
-        const key = JSON.stringify([
-          protocol.id,
-          named ?? null,
-          maxStringLength ?? null,
-          offered.map((t) => [t.name, t.inputSchema]),
-        ]);
-        let cache = GRAMMARS.get(loaded.llama);
-        if (!cache) GRAMMARS.set(loaded.llama, (cache = new Map()));
-        let g = cache.get(key);
-        if (!g) {
-          g = createCallBodyGrammar(loaded.llama, frames!.frames, offered, {
-            ...(maxStringLength !== undefined ? { maxStringLength } : {}),
-            ...(named !== undefined ? { named } : {}),
-          });
-          g.catch(() => cache.delete(key));
-          if (cache.size > 64) cache.clear();
-          cache.set(key, g);
-        }
-        return g;
-      };
-      const parser = protocol.createParser({
-        tools: request.tools,
-        prefix: prompt.slice(-64),
-        createId: generateCallId,
-      });
-      const mapper = new ProtocolEventMapper();
-      const emit = (text: string) => {
-        for (const event of mapper.map(parser.push(text))) {
-          if (choice === "none" && event.type !== "text-delta" && event.type !== "reasoning-delta") continue;
-          queue.push(event);
-        }
-      };
-      const bos = model.tokens.bos !== null && model.tokens.shouldPrependBosToken ? [model.tokens.bos] : [];
-      const promptTokens = [...bos, ...model.tokenize(prompt, true)];
-      let generated = forcedPrefix;
-      if (forcedPrefix) emit(forcedPrefix);
-      // A forced call starts inside the body (the prompt ends with the marker, or with the call's opening).
-      let phase: "free" | "body" = frames && isForced(choice) && forcedPrefix ? "body" : "free";
-      const named = typeof choice === "object" && frames ? choice.name : undefined;
-      let bodyNamed = named;
-      const stops = [...new Set([...protocol.stopSequences, ...template.turnEndMarkers])];
-      let remaining = o.maxTokens ?? 1024;
-      let reason: ModelFinishReason = "stop";
-      const completion = new LlamaCompletion({ contextSequence: sequence });
-      try {
-        while (remaining > 0) {
-          const input = [...promptTokens, ...model.tokenize(generated, true)];
-          const common = {
-            signal: controller.signal,
-            stopOnAbortSignal: true,
-            maxTokens: remaining,
-            ...(loaded.tokenBias ? { tokenBias: loaded.tokenBias } : {}),
-            temperature: o.temperature ?? this.#hintedTemperature ?? 0.7,
-            ...(o.seed !== undefined ? { seed: o.seed } : {}),
-            onToken: (tokens: Token[]) => {
-              remaining -= tokens.length;
-            },
-            onTextChunk: (text: string) => {
-              generated += text;
-              emit(text);
-            },
-          };
-          if (phase === "body") {
-            const grammar = await grammarFor(bodyNamed);
-            const result = await completion.generateCompletionWithMeta(input, { ...common, grammar });
-            bodyNamed = undefined;
-            if (controller.signal.aborted) break;
-            if (result.metadata.stopReason === "maxTokens") {
-              reason = "length";
-              break;
-            }
-            phase = "free";
-            continue;
-          }
-          const triggers = frames ? [frames.marker, ...stops] : stops;
-          const result = await completion.generateCompletionWithMeta(input, {
-            ...common,
-            customStopTriggers: triggers,
-          });
-          if (controller.signal.aborted) break;
-          const meta = result.metadata;
-          if (meta.stopReason === "maxTokens") reason = "length";
-          if (meta.stopReason === "customStopTrigger" && frames) {
-            const trigger = meta.customStopTrigger
-              .map((t) => (typeof t === "string" ? t : model.detokenize([t], true)))
-              .join("");
-            if (trigger === frames.marker) {
-              generated += trigger;
-              emit(trigger);
-              phase = "body";
-              continue;
-            }
-          }
-          break;
-        }
-        if (request.signal.aborted) throw request.signal.reason;
-        for (const event of mapper.map(parser.end())) {
-          if (choice === "none" && event.type !== "text-delta" && event.type !== "reasoning-delta") continue;
-          queue.push(event);
-        }
-      } finally {
-        completion.dispose({ disposeSequence: false });
-      }
-      if (mapper.calls > 0 && choice !== "none") reason = "tool-calls";
-      queue.push({ type: "finish", reason });
-    });
-  }
-}
-
-/** The abort reason used when a call (not the user) stops generation. */
-const STOP = new Error("tool call handed to the loop");
-
-function offeredTools(tools: readonly Tool[], choice: ToolChoice): readonly Tool[] {
-  if (choice === "none") return [];
-  if (typeof choice === "object") {
-    const named = tools.filter((t) => t.name === choice.name);
-    return named.length ? named : tools;
-  }
-  return tools;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-function appendToModelResponse(history: ChatHistoryItem[], item: ChatModelFunctionCall): ChatHistoryItem[] {
-  const out = history.slice();
-  const last = out.at(-1);
-  if (last?.type === "model") out[out.length - 1] = { ...last, response: [...last.response, item] };
-  else out.push({ type: "model", response: [item] });
-  return out;
-}
-
-function llamaError(error: unknown): Error {
-  if (error instanceof ModelRequestError) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  return new ModelRequestError(
-    `node-llama-cpp failed while generating: ${message}. The run was stopped; the process is fine. If it repeats, try mode "text" or another tool-call protocol.`,
-  );
 }
 
 /** Make a model for a GGUF file; it loads on first use (or call `load()` to load now and see progress). */

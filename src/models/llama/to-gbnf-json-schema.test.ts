@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TIME_ZONE_FORMAT } from "../../tools/builtin/resolve-time-zone.js";
+import { TIME_ZONE_FORMAT, timeZoneNames } from "../../tools/builtin/resolve-time-zone.js";
 import { toGbnfJsonSchema } from "./to-gbnf-json-schema.js";
 
 /** The grammar schema of one property of a tool's input object. */
@@ -37,7 +37,7 @@ describe("toGbnfJsonSchema", () => {
     const zone = { type: "string", format: TIME_ZONE_FORMAT, description: "zone" };
     // Native function calling prints the schema into the prompt: there the zone stays a plain string.
     expect(propertyGrammar(zone)).toEqual({ type: "string", description: "zone" });
-    const grammar = propertyGrammar(zone, { listTimeZones: true }) as {
+    const grammar = propertyGrammar(zone, { enumerations: { [TIME_ZONE_FORMAT]: timeZoneNames } }) as {
       enum: string[];
       description: string;
     };

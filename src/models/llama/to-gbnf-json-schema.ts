@@ -1,5 +1,4 @@
 import type { GbnfJsonSchema } from "node-llama-cpp";
-import { TIME_ZONE_FORMAT, timeZoneNames } from "../../tools/builtin/resolve-time-zone.js";
 
 export interface GbnfSchemaOptions {
   /**
@@ -8,11 +7,11 @@ export interface GbnfSchemaOptions {
    */
   maxStringLength?: number;
   /**
-   * Write a time-zone string (`format: "time-zone"`) as the list of zone names. Only where the schema becomes a
-   * grammar and nothing else (text mode's call body): node-llama-cpp's native function calling also prints `params`
-   * into the system prompt, where 400-odd names would cost thousands of tokens on every request.
+   * String formats written as the closed list of their values (`format: "time-zone"` → every zone name). Only where
+   * the schema becomes a grammar and nothing else (text mode's call body): node-llama-cpp's native function calling
+   * also prints `params` into the system prompt, where 400-odd names would cost thousands of tokens on every request.
    */
-  listTimeZones?: boolean;
+  enumerations?: Readonly<Record<string, () => readonly string[]>>;
 }
 
 type JsonObject = Record<string, unknown>;
@@ -84,8 +83,8 @@ export function toGbnfJsonSchema(schema: unknown, options: GbnfSchemaOptions = {
       case "string": {
         // A zone the model copies out of a request ("Europe/Vilnius") stays a zone that exists: a small model that
         // drifts mid-name ("Europe/Vilius") is held to the names that continue what it has written.
-        if (node.format === TIME_ZONE_FORMAT && options.listTimeZones)
-          return { enum: [...timeZoneNames()], ...description };
+        const values = typeof node.format === "string" ? options.enumerations?.[node.format] : undefined;
+        if (values) return { enum: [...values()], ...description };
         if (typeof node.format === "string" && FORMATS.has(node.format)) {
           return { type: "string", format: node.format as "date-time" | "time" | "date", ...description };
         }

@@ -6,8 +6,8 @@ import type {
   ToolResultBlockParam,
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { AgentMessage, AgentToolCall } from "../../agent/messages.js";
-import type { ToolChoice } from "../../agent/model.js";
+import type { AgentMessage, AgentToolCall } from "../../core/agent-message.js";
+import type { ToolChoice } from "../../core/language-model.js";
 import { resultToText } from "../../protocols/core/render-helpers.js";
 
 export interface AnthropicConversation {

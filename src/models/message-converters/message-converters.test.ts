@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AgentMessage } from "../../agent/messages.js";
+import type { AgentMessage } from "../../core/agent-message.js";
 import { fromAnthropicMessages, toAnthropicMessages, toAnthropicToolChoice } from "./anthropic-messages.js";
 import { fromOpenAIChatMessages, toOpenAIChatMessages, toOpenAIToolChoice } from "./openai-chat-messages.js";
 

@@ -5,8 +5,8 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionToolChoiceOption,
 } from "openai/resources/chat/completions";
-import type { AgentMessage, AgentToolCall } from "../../agent/messages.js";
-import type { ToolChoice } from "../../agent/model.js";
+import type { AgentMessage, AgentToolCall } from "../../core/agent-message.js";
+import type { ToolChoice } from "../../core/language-model.js";
 import { resultToText } from "../../protocols/core/render-helpers.js";
 
 export interface ToOpenAIMessagesOptions {

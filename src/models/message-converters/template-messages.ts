@@ -1,4 +1,4 @@
-import type { AgentMessage } from "../../agent/messages.js";
+import type { AgentMessage } from "../../core/agent-message.js";
 import { resultToText } from "../../protocols/core/render-helpers.js";
 
 /**

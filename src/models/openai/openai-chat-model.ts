@@ -3,14 +3,14 @@ import type {
   ChatCompletionChunk,
   ChatCompletionCreateParamsStreaming,
 } from "openai/resources/chat/completions";
-import type { AgentMessage } from "../../agent/messages.js";
+import type { AgentMessage } from "../../core/agent-message.js";
 import type {
   LanguageModel,
   ModelEvent,
   ModelFinishReason,
   ModelRequest,
   ModelUsage,
-} from "../../agent/model.js";
+} from "../../core/language-model.js";
 import { enforceToolChoice } from "../enforce-tool-choice.js";
 import {
   type ToOpenAIMessagesOptions,
@@ -81,7 +81,7 @@ function reasoningOf(delta: ChatCompletionChunk.Choice.Delta): string | undefine
 
 /**
  * OpenAI-compatible chat completions with native tools (OpenAI, Ollama, vLLM, LM Studio, llama.cpp server),
- * streamed. Native backend: the agent must not set a text `protocol` for it.
+ * streamed.
  */
 export class OpenAIChatModel implements LanguageModel {
   readonly id: string;

@@ -1,5 +1,5 @@
-import { randomBytes } from "node:crypto";
-import type { ModelEvent } from "../../agent/model.js";
+import type { ModelEvent } from "../../core/language-model.js";
+import { generateCallId } from "../generate-call-id.js";
 
 /** One streamed tool-call fragment as servers really send it (every field may be missing; arguments may be an object). */
 export interface ToolCallDelta {
@@ -15,13 +15,6 @@ interface Slot {
   name: string;
   args: string;
   started: boolean;
-}
-
-const ALNUM = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-
-/** Nine alphanumerics: the id shape Mistral templates insist on, so a history with our ids re-renders everywhere. */
-export function generateCallId(): string {
-  return Array.from(randomBytes(9), (b) => ALNUM[b % ALNUM.length]).join("");
 }
 
 function isCompleteJson(text: string): boolean {

@@ -157,6 +157,15 @@ describe("calculator: hostile inputs", () => {
     expect((Object.prototype as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it("computes with bignumbers while the lockdown holds", async () => {
+    expect(resultText(await calc("factorial(bignumber(20))"))).toBe("2.4329020081766e+18");
+    expect(resultText(await calc("bignumber(2)^64"))).toBe("1.844674407371e+19");
+    expect(resultText(await calc("gamma(bignumber(6))"))).toBe("120");
+    const reconfigure = await calc('config({number: "BigNumber"})');
+    expect(reconfigure.isError).toBe(true);
+    expect(resultText(reconfigure)).toMatch(/disabled/);
+  });
+
   // Each of these would take far longer than the bound, or far more memory than the worker may have.
   const exhaustion: string[] = [
     "factorial(100000)",

@@ -2,10 +2,13 @@ import { defineTool } from "../define-tool.js";
 import { errorResult } from "../normalize-tool-result.js";
 import type { ToolDefinition } from "../tool-definition.js";
 import { MAX_EXPRESSION_LENGTH } from "./calculator-limits.js";
-import { MathWorker, type MathWorkerOptions } from "./math-worker.js";
+import type { MathWorker } from "./math-worker.js";
+import { MathWorkerPool, type MathWorkerPoolOptions } from "./math-worker-pool.js";
 
-export interface CalculatorToolOptions extends MathWorkerOptions {
-  /** Share one worker between several calculator tools (or inspect it in tests). Default: a worker of its own. */
+export interface CalculatorToolOptions extends MathWorkerPoolOptions {
+  /** Share one pool between several calculator tools (or inspect it in tests). Default: a pool of its own. */
+  pool?: MathWorkerPool;
+  /** Evaluate on this one worker (a pool of one; tests that inspect the worker). */
   worker?: MathWorker;
 }
 
@@ -23,11 +26,13 @@ const DESCRIPTION = [
 ].join(" ");
 
 /**
- * The `calculator` tool: mathjs in a locked-down instance, evaluated in a worker thread with a hard time bound and a
- * heap limit, so neither hostile nor merely huge expressions can run code or stall the process.
+ * The `calculator` tool: mathjs in a locked-down instance, evaluated in a pool of worker processes with a hard time
+ * bound and a heap limit each, so neither hostile nor merely huge expressions can run code or stall the process, and
+ * shared fairly so that one caller's flood cannot starve the others.
  */
 export function createCalculatorTool(options: CalculatorToolOptions = {}): ToolDefinition<CalculatorArgs> {
-  const worker = options.worker ?? new MathWorker(options);
+  const pool =
+    options.pool ?? new MathWorkerPool(options.worker ? { ...options, workers: [options.worker] } : options);
   return defineTool<CalculatorArgs>({
     name: "calculator",
     title: "Calculator",
@@ -48,11 +53,19 @@ export function createCalculatorTool(options: CalculatorToolOptions = {}): ToolD
     },
     annotations: { title: "Calculator", readOnlyHint: true, openWorldHint: false, idempotentHint: true },
     category: "math",
-    // Covers a cold worker start (loading mathjs takes a second, more on a busy machine) plus the evaluation bound.
-    timeoutMs: worker.timeoutMs + 20_000,
-    handler: async ({ expression }, { signal }) => {
-      const evaluation = await worker.evaluate(expression, signal);
-      return evaluation.ok ? evaluation.text : errorResult(evaluation.message);
+    // Covers the longest wait for a worker, a cold worker start (loading mathjs takes a second, more on a busy
+    // machine) and the evaluation bound: the pool's own limits answer first.
+    timeoutMs: pool.maxQueueWaitMs + pool.timeoutMs + 20_000,
+    // Fair sharing is keyed on the caller (see MathWorkerPool): the user or MCP client the call runs for.
+    handler: async ({ expression }, { signal, userId }) => {
+      const evaluation = await pool.evaluate(expression, { signal, ...(userId ? { caller: userId } : {}) });
+      if (evaluation.ok) return evaluation.text;
+      // Time spent waiting is reported apart from the evaluation's own bound.
+      const waited =
+        !evaluation.busy && evaluation.queuedMs >= 1000
+          ? ` (It waited ${(evaluation.queuedMs / 1000).toFixed(1)} s for a free worker before it started.)`
+          : "";
+      return errorResult(evaluation.message + waited);
     },
   });
 }

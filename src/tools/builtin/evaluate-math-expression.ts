@@ -16,6 +16,12 @@ const MAX_RESULT_CHARS = 10_000;
 export type MathEvaluation = { ok: true; text: string; type: string } | { ok: false; message: string };
 
 const math = create(all!, {});
+// mathjs builds most functions lazily, on first use, and hands each factory its dependencies by name from the
+// instance. `config` is one of those dependencies (bignumber functions read `config.precision`), so a factory first
+// built after `config` is disabled below would receive the disabled function: `factorial(bignumber(20))` failed with
+// "[DecimalError] Invalid argument: precision: NaN". Building every function now, while `config` is still the real
+// object, gives each one the real configuration; the lockdown then only changes what an expression can call.
+for (const name of Object.keys(math)) void (math as unknown as Record<string, unknown>)[name];
 // References kept before the public functions are disabled: the instance's own parser keeps working for us, while
 // an expression can no longer reach either of them.
 const limitedEvaluate = math.evaluate;

@@ -1,4 +1,4 @@
-import { ToolbridgeError } from "../errors.js";
+import { ToolbridgeError } from "../../core/toolbridge-error.js";
 
 /** Why a filesystem request was refused or failed; stable for callers that branch on it. */
 export type FilesystemErrorCode =

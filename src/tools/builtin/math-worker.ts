@@ -71,6 +71,13 @@ export class MathWorker {
     return this.evaluate("0").then(() => undefined);
   }
 
+  /** Start the worker process without waiting for it (a pool starts its spares so a first call finds one ready). */
+  start(): void {
+    if (this.#child || this.#closed) return;
+    this.#startChild();
+    this.#updateRef();
+  }
+
   /** Evaluate one expression. Resolves with an error evaluation on timeout or crash; rejects only when aborted. */
   evaluate(expression: string, signal?: AbortSignal): Promise<MathEvaluation> {
     return new Promise((resolve, reject) => {

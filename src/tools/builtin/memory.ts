@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Store } from "../../store/store.js";
+import type { MemoryStore } from "../../core/memory-store.js";
 import { defineTool } from "../define-tool.js";
 import type { AnyToolDefinition } from "../tool-definition.js";
 
@@ -7,7 +7,7 @@ import type { AnyToolDefinition } from "../tool-definition.js";
  * `memory_search` (full-text search over stored conversations and notes) and `note_save`, over a store's FTS5 index.
  * Search terms are words, any of which may match; the best matches (bm25) come first.
  */
-export function createMemoryTools(store: Pick<Store, "searchMemory" | "saveNote">): AnyToolDefinition[] {
+export function createMemoryTools(store: MemoryStore): AnyToolDefinition[] {
   const search = defineTool({
     name: "memory_search",
     title: "Search memory",

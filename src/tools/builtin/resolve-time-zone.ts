@@ -3,6 +3,7 @@
  * names ("US/Eastern") and the abbreviations people use for well-known zones ("PST", "JST"). Unknown names get a
  * "did you mean" list of close matches.
  */
+import { ToolbridgeError } from "../../core/toolbridge-error.js";
 
 /** Abbreviations mapped to the zone people mean by them (the tz database's own "EST" is a fixed offset, for one). */
 const ABBREVIATIONS: Record<string, string> = {
@@ -41,12 +42,7 @@ const ABBREVIATIONS: Record<string, string> = {
   nzdt: "Pacific/Auckland",
 };
 
-/**
- * The JSON Schema `format` of a time-zone argument. Validators treat it as an annotation (the tool resolves names
- * leniently and its own error lists close matches); the call-body grammar of local models turns it into the list of
- * zone names, so a model that is copying "Europe/Vilnius" out of a request cannot write "Europe/Vilius".
- */
-export const TIME_ZONE_FORMAT = "time-zone";
+export { TIME_ZONE_FORMAT } from "../schema-formats.js";
 
 /**
  * Today's names of zones that ICU still lists under an older one (its canonical "Asia/Calcutta" is "Asia/Kolkata" to
@@ -80,7 +76,7 @@ export function timeZoneNames(): readonly string[] {
   return nameList;
 }
 
-export class UnknownTimeZoneError extends Error {
+export class UnknownTimeZoneError extends ToolbridgeError {
   override name = "UnknownTimeZoneError";
   constructor(
     readonly input: string,

@@ -1,4 +1,4 @@
-import type { LanguageModel, ModelEvent, ModelRequest } from "../../../src/agent/model.js";
+import type { LanguageModel, ModelEvent, ModelRequest } from "../../../src/core/language-model.js";
 
 export async function collectEvents(
   model: LanguageModel,

@@ -1,8 +1,11 @@
 import { readFileSync } from "node:fs";
-import { ToolbridgeError } from "../tools/errors.js";
-import type { LanguageModel, ModelEvent, ModelRequest } from "./model.js";
+import type { LanguageModel, ModelEvent, ModelRequest } from "../core/language-model.js";
+import { ToolbridgeError } from "../core/toolbridge-error.js";
+import type { ToolCallProtocol } from "../protocols/protocol.js";
+import { generateCallId } from "./generate-call-id.js";
+import { ProtocolEventMapper } from "./protocol-event-mapper.js";
 
-/** One scripted model turn: text the model "says" (parsed by the run's protocol), native calls, or both. */
+/** One scripted model turn: text the model "says" (parsed by the model's `protocol`, if any), native calls, or both. */
 export interface ReplayTurn {
   text?: string;
   reasoning?: string;
@@ -18,6 +21,11 @@ export interface ReplayModelOptions {
   id?: string;
   /** Split text into deltas of this many characters, to exercise streaming parsers. Default: one delta. */
   chunkSize?: number;
+  /**
+   * Read calls out of the turns' text with this protocol, as a text-only backend does — so a saved transcript of a
+   * text model (malformed calls included) replays through the same parser. Without it, text is only text.
+   */
+  protocol?: Pick<ToolCallProtocol, "id" | "createParser">;
 }
 
 function checkTurn(value: unknown, where: string): ReplayTurn {
@@ -93,12 +101,20 @@ export function createReplayModel(
       }
       if (turn.reasoning) yield { type: "reasoning-delta", text: turn.reasoning };
       if (turn.text) {
-        if (chunkSize && chunkSize > 0) {
-          for (let at = 0; at < turn.text.length; at += chunkSize) {
-            yield { type: "text-delta", text: turn.text.slice(at, at + chunkSize) };
+        const size = chunkSize && chunkSize > 0 ? chunkSize : turn.text.length;
+        const parser = options.protocol?.createParser({ tools: request.tools, createId: generateCallId });
+        const mapper = new ProtocolEventMapper();
+        for (let at = 0; at < turn.text.length; at += size) {
+          const text = turn.text.slice(at, at + size);
+          if (parser) yield* mapper.map(parser.push(text));
+          else yield { type: "text-delta", text };
+        }
+        if (parser) {
+          yield* mapper.map(parser.end());
+          if (mapper.calls > 0 && !turn.calls?.length) {
+            yield { type: "finish", reason: "tool-calls" };
+            return;
           }
-        } else {
-          yield { type: "text-delta", text: turn.text };
         }
       }
       for (const call of turn.calls ?? []) {

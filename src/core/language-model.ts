@@ -1,5 +1,5 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { AgentMessage } from "./messages.js";
+import type { AgentMessage } from "./agent-message.js";
 
 /** auto: the model decides; required: it must call some tool; none: it must not; { name }: it must call that tool. */
 export type ToolChoice = "auto" | "required" | "none" | { name: string };
@@ -41,9 +41,12 @@ export interface ModelUsage {
 export type ModelFinishReason = "stop" | "tool-calls" | "length" | "content-filter" | "error" | "other";
 
 /**
- * What a model streams for one turn, in order. Native tool calls arrive as call-start / call-args-delta / call-end;
- * a text-only backend streams text-delta and lets the run's protocol find calls in it. `call-end.arguments` may be a
- * string: the raw argument text, parsed by the loop (a parse failure becomes an error observation for the model).
+ * What a model streams for one turn, in order. Calls arrive as call-start / call-args-delta / call-end whether the
+ * backend has native tool calling or parses a text protocol itself (a model in text mode looks the same as a native
+ * one). `call-end.arguments` may be a string — the raw argument text, as OpenAI-style APIs stream it — decoded by the
+ * consumer with `decodeCallArguments` (a failure becomes an error observation for the model). `call-error` is markup
+ * that looked like a call but cannot be read (malformed, or cut off by the end of the output): with the `id` of a
+ * started call that call is invalid; without one, the turn carries an error the model is told about.
  */
 export type ModelEvent =
   | { type: "text-delta"; text: string }
@@ -51,6 +54,7 @@ export type ModelEvent =
   | { type: "call-start"; id?: string; name: string }
   | { type: "call-args-delta"; id?: string; text: string }
   | { type: "call-end"; id?: string; name: string; arguments: unknown }
+  | { type: "call-error"; id?: string; name?: string; message: string }
   | { type: "finish"; reason: ModelFinishReason; usage?: ModelUsage };
 
 /**

@@ -1,0 +1,34 @@
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { LanguageModel, ToolChoice } from "../core/language-model.js";
+import type { RunStore } from "../store/store.js";
+import type { Redactor } from "../tools/redact-secrets.js";
+import type { AnyToolDefinition } from "../tools/tool-definition.js";
+import type { ToolExecutor } from "../tools/tool-executor.js";
+import type { ApprovalPolicyConfig } from "./approval-policy.js";
+import type { AgentEventBody } from "./events.js";
+
+/** What the parts of a run need from the Agent that drives it: built once per agent, read-only. */
+export interface RunEnvironment {
+  readonly model: LanguageModel;
+  readonly store: RunStore;
+  readonly executor: ToolExecutor;
+  readonly toolChoice: ToolChoice;
+  readonly approval: ApprovalPolicyConfig | undefined;
+  readonly dryRun: boolean;
+  /** On whose behalf tools run (cooldowns, rate limits, fair shares). */
+  readonly userId: string | undefined;
+  readonly redactor: Redactor | undefined;
+  /** A tool this agent offers (allowlist, local-only), or undefined. */
+  tool(name: string): AnyToolDefinition | undefined;
+  /** The names of the tools offered, for "unknown tool" observations. */
+  toolNames(): string[];
+  /** The MCP tool objects offered to the model. */
+  offeredTools(): readonly Tool[];
+  /** Redact, then cap, a result that goes back to the model and into the store. */
+  observe(result: CallToolResult): CallToolResult;
+  /** Redact anything before it is stored or shown (the model's own words included). */
+  clean<T>(value: T): T;
+}
+
+/** Report one event of the run (stamped with the run id and time by the Agent). */
+export type Emit = (body: AgentEventBody) => void;

@@ -1,0 +1,33 @@
+import { randomUUID } from "node:crypto";
+import os from "node:os";
+
+/** Who drives a run: this process, as `host:pid`, recorded on the run while it is driven. */
+export const RUN_OWNER = `${os.hostname()}:${process.pid}`;
+
+/** Runs being driven in this process, whatever Agent instance drives them. */
+export const activeRuns = new Set<string>();
+
+export function newRunId(): string {
+  // randomUUID draws from a cached entropy pool; its first 8 characters are random hex.
+  return `run_${Date.now().toString(36)}${randomUUID().slice(0, 8)}`;
+}
+
+/**
+ * Whether the process recorded as a run's owner is gone, so another may take the run over: nobody, or a process of
+ * this host that no longer exists (or this process, when it does not drive the run). A process of another host is
+ * assumed alive: only a person can tell.
+ */
+export function ownerIsGone(owner: string | null): boolean {
+  if (owner === null) return true;
+  const at = owner.lastIndexOf(":");
+  const host = owner.slice(0, at);
+  const pid = Number(owner.slice(at + 1));
+  if (host !== os.hostname() || !Number.isInteger(pid)) return false;
+  if (pid === process.pid) return true; // not in activeRuns (checked by the caller), so nobody here drives it
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * Notes and full-text search over them and over stored conversations: what the memory tools (memory_search,
+ * note_save) need from a store. The contract lives here, below both: the tools consume it, the stores implement it.
+ */
+
+export interface NoteRecord {
+  id: number;
+  title: string;
+  content: string;
+  tags: string[];
+  createdAt: string;
+}
+
+export interface MemoryHit {
+  kind: "note" | "message";
+  /** Note id or message id. */
+  id: number;
+  title: string | null;
+  conversationId: string | null;
+  role: string | null;
+  snippet: string;
+  createdAt: string;
+}
+
+export interface MemoryStore {
+  saveNote(note: { title: string; content: string; tags?: string[] }): Promise<NoteRecord>;
+  /** Full-text search over notes and the text of stored conversations, best matches first. */
+  searchMemory(query: string, options?: { limit?: number; kind?: "note" | "message" }): Promise<MemoryHit[]>;
+}

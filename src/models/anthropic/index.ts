@@ -1,5 +1,0 @@
-export {
-  AnthropicMessagesModel,
-  type AnthropicMessagesModelOptions,
-  createAnthropicMessagesModel,
-} from "./anthropic-messages-model.js";

@@ -1,0 +1,133 @@
+import type { LlamaContextSequence } from "node-llama-cpp";
+import type { ModelEvent, ModelFinishReason, ModelRequest } from "../../core/language-model.js";
+import type { ToolCallProtocol } from "../../protocols/protocol.js";
+import type { ChatTemplate } from "../chat-template/chat-template.js";
+import { renderCompletionPrompt } from "../completions/render-completion-prompt.js";
+import { generateCallId } from "../generate-call-id.js";
+import { ProtocolEventMapper } from "../protocol-event-mapper.js";
+import { type CallFrameCache, cachedCallBodyGrammar } from "./call-body-grammar-cache.js";
+import { isForced, offeredTools, pumpGeneration, type Sampling, samplingFor } from "./llama-generation.js";
+import type { LoadedLlama } from "./llama-runtime.js";
+
+/**
+ * One turn in text mode: the chat template and the protocol render the prompt (the catalogue included), the model
+ * completes it, and the protocol's parser reads calls out of the text as it streams. Free text runs until the
+ * protocol's call marker; the call's body is then generated under the grammar of the offered tools' schemas.
+ * `required` starts the answer with the marker, `{name}` with the call up to its arguments, grammar on at once.
+ */
+export function streamTextTurn(input: {
+  request: ModelRequest;
+  loaded: LoadedLlama;
+  sequence: LlamaContextSequence;
+  protocol: ToolCallProtocol;
+  template: ChatTemplate;
+  frames: CallFrameCache;
+  sampling: Sampling;
+  maxStringLength: number | undefined;
+}): AsyncGenerator<ModelEvent> {
+  const { request, loaded, protocol, template, sampling, maxStringLength } = input;
+  return pumpGeneration(request, async (queue, controller) => {
+    const { LlamaCompletion } = await import("node-llama-cpp");
+    const model = loaded.model;
+    const choice = request.toolChoice;
+    const { prompt, forcedPrefix } = renderCompletionPrompt({
+      messages: request.messages,
+      tools: request.tools,
+      toolChoice: choice,
+      protocol,
+      template,
+    });
+    const withTools = choice !== "none" && request.tools.length > 0;
+    const offered = offeredTools(request.tools, choice);
+    const frames = withTools ? input.frames.framesFor(offered) : undefined;
+    const grammarFor = (named: string | undefined) =>
+      cachedCallBodyGrammar({
+        llama: loaded.llama,
+        protocol,
+        frames: frames?.frames ?? [],
+        tools: offered,
+        maxStringLength,
+        named,
+      });
+    const parser = protocol.createParser({
+      tools: request.tools,
+      prefix: prompt.slice(-64),
+      createId: generateCallId,
+    });
+    const mapper = new ProtocolEventMapper();
+    const push = (events: readonly ModelEvent[]) => {
+      for (const event of events) {
+        // toolChoice none: whatever the model writes is text; no call leaves this turn.
+        if (choice === "none" && event.type !== "text-delta" && event.type !== "reasoning-delta") continue;
+        queue.push(event);
+      }
+    };
+    const emit = (text: string) => push(mapper.map(parser.push(text)));
+    const bos = model.tokens.bos !== null && model.tokens.shouldPrependBosToken ? [model.tokens.bos] : [];
+    const promptTokens = [...bos, ...model.tokenize(prompt, true)];
+    let generated = forcedPrefix;
+    if (forcedPrefix) emit(forcedPrefix);
+    // A forced call starts inside the body (the prompt ends with the marker, or with the call's opening).
+    let phase: "free" | "body" = frames && isForced(choice) && forcedPrefix ? "body" : "free";
+    let bodyNamed = typeof choice === "object" && frames ? choice.name : undefined;
+    const stops = [...new Set([...protocol.stopSequences, ...template.turnEndMarkers])];
+    let remaining = sampling.maxTokens;
+    let reason: ModelFinishReason = "stop";
+    const completion = new LlamaCompletion({ contextSequence: input.sequence });
+    try {
+      while (remaining > 0) {
+        const tokens = [...promptTokens, ...model.tokenize(generated, true)];
+        const common = {
+          signal: controller.signal,
+          stopOnAbortSignal: true,
+          maxTokens: remaining,
+          ...samplingFor(loaded, sampling, (spent) => {
+            remaining -= spent;
+          }),
+          onTextChunk: (text: string) => {
+            generated += text;
+            emit(text);
+          },
+        };
+        if (phase === "body") {
+          const grammar = await grammarFor(bodyNamed);
+          const result = await completion.generateCompletionWithMeta(tokens, { ...common, grammar });
+          bodyNamed = undefined;
+          if (controller.signal.aborted) break;
+          if (result.metadata.stopReason === "maxTokens") {
+            reason = "length";
+            break;
+          }
+          phase = "free";
+          continue;
+        }
+        const triggers = frames ? [frames.marker, ...stops] : stops;
+        const result = await completion.generateCompletionWithMeta(tokens, {
+          ...common,
+          customStopTriggers: triggers,
+        });
+        if (controller.signal.aborted) break;
+        const meta = result.metadata;
+        if (meta.stopReason === "maxTokens") reason = "length";
+        if (meta.stopReason === "customStopTrigger" && frames) {
+          const trigger = meta.customStopTrigger
+            .map((t) => (typeof t === "string" ? t : model.detokenize([t], true)))
+            .join("");
+          if (trigger === frames.marker) {
+            generated += trigger;
+            emit(trigger);
+            phase = "body";
+            continue;
+          }
+        }
+        break;
+      }
+      if (request.signal.aborted) throw request.signal.reason;
+      push(mapper.map(parser.end()));
+    } finally {
+      completion.dispose({ disposeSequence: false });
+    }
+    if (mapper.calls > 0 && choice !== "none") reason = "tool-calls";
+    queue.push({ type: "finish", reason });
+  });
+}

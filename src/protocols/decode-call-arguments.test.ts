@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { decodeCallArguments } from "./decode-call-arguments.js";
+
+describe("decodeCallArguments", () => {
+  it.each([
+    ["an object", { a: 1 }, { a: 1 }],
+    ["a JSON string", '{"a":1}', { a: 1 }],
+    ["a double-encoded string", JSON.stringify('{"a":1}'), { a: 1 }],
+    ["a repairable string", "{'a': 1,}", { a: 1 }],
+    ["a fenced string", '```json\n{"a":1}\n```', { a: 1 }],
+    ["nothing", "  ", {}],
+    ["null", null, {}],
+  ])("reads %s", (_, raw, expected) => {
+    expect(decodeCallArguments(raw)).toEqual({ ok: true, value: expected });
+  });
+
+  it.each([
+    ["a list", "[1, 2]", /one JSON object/],
+    ["a number", 3, /one JSON object/],
+    ["text that is no JSON", "{{{", /not valid JSON/],
+  ])("says what is wrong with %s", (_, raw, message) => {
+    const decoded = decodeCallArguments(raw);
+    expect(decoded.ok).toBe(false);
+    if (!decoded.ok) expect(decoded.error).toMatch(message);
+  });
+});

@@ -1,0 +1,47 @@
+/**
+ * What importing toolbridge costs: `toolbridge/protocols` is pure TypeScript (a browser bundle can take it), and no
+ * entry point loads the native SQLite addon until a SqliteStore is opened. Checked in a fresh process on the built
+ * package, the way a user's program imports it.
+ */
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const recorder = fileURLToPath(new URL("../fixtures/loader/record-loaded-modules.mjs", import.meta.url));
+
+function loadedBy(entry: string): string[] {
+  const out = execFileSync(process.execPath, [recorder, new URL(entry, `file://${root}`).href], {
+    encoding: "utf8",
+  });
+  const { esm, cjs } = JSON.parse(out) as { esm: string[]; cjs: string[] };
+  return [...esm, ...cjs];
+}
+
+const packagesIn = (modules: string[]) =>
+  new Set(
+    modules
+      .map((m) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(m)?.[1])
+      .filter((name): name is string => name !== undefined),
+  );
+
+describe("import cost", () => {
+  it("toolbridge/protocols loads no native addon, no model SDK and no server code", () => {
+    const modules = loadedBy("dist/protocols/index.js");
+    const packages = packagesIn(modules);
+    for (const heavy of ["better-sqlite3", "node-llama-cpp", "openai", "@anthropic-ai/sdk", "hono", "ajv"])
+      expect(packages, heavy).not.toContain(heavy);
+    expect(modules.filter((m) => m.endsWith(".node"))).toEqual([]);
+    // Only the protocols room and the core room of toolbridge itself.
+    const own = modules.filter((m) => m.includes("/dist/")).map((m) => m.replace(/^.*\/dist\//, ""));
+    expect(own.filter((m) => !m.startsWith("protocols/") && !m.startsWith("core/"))).toEqual([]);
+  });
+
+  it("the root import does not load better-sqlite3 or node-llama-cpp", () => {
+    const modules = loadedBy("dist/index.js");
+    const packages = packagesIn(modules);
+    expect(packages).not.toContain("better-sqlite3");
+    expect(packages).not.toContain("node-llama-cpp");
+    expect(modules.filter((m) => m.endsWith(".node"))).toEqual([]);
+  });
+});
