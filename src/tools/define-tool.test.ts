@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "./define-tool.js";
 import { ToolDefinitionError } from "./errors.js";
+import { ToolExecutor } from "./tool-executor.js";
+import { ToolRegistry } from "./tool-registry.js";
 
 describe("defineTool", () => {
   it("produces a plain MCP tool object from a JSON Schema definition", () => {
@@ -104,5 +106,26 @@ describe("defineTool", () => {
     expect(() =>
       defineTool({ name: "x", inputSchema: { type: "object" }, timeoutMs: 0, handler: () => "" }),
     ).toThrow("timeoutMs must be a positive number");
+  });
+});
+
+describe("defineTool with a zod schema", () => {
+  it("hands the handler what the schema parses to: defaults filled in, transforms applied", async () => {
+    const seen: unknown[] = [];
+    const tool = defineTool({
+      name: "weather",
+      inputSchema: z.object({
+        city: z.string().transform((c) => c.trim()),
+        unit: z.enum(["C", "F"]).default("C"),
+      }),
+      handler: (args) => {
+        seen.push(args);
+        return "ok";
+      },
+    });
+    const registry = new ToolRegistry();
+    registry.register(tool);
+    await new ToolExecutor(registry).call("weather", { city: " Oslo " });
+    expect(seen).toEqual([{ city: "Oslo", unit: "C" }]);
   });
 });

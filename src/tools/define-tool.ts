@@ -1,6 +1,6 @@
 import type { Tool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { ToolDefinitionError } from "./errors.js";
+import { ToolDefinitionError, ToolInputError } from "./errors.js";
 import type { ToolDefinition, ToolHandler, ToolOptions } from "./tool-definition.js";
 import { assertValidToolName } from "./tool-name.js";
 import { compileToolSchema } from "./validate-tool-input.js";
@@ -111,11 +111,35 @@ export function defineTool(
   return Object.freeze({
     ...options,
     tool,
-    handler: handler as ToolHandler<never>,
+    handler: (isZodSchema(inputSchema)
+      ? withZodParse(inputSchema, handler, name)
+      : handler) as ToolHandler<never>,
     category: options.category ?? "general",
     requiresApproval: options.requiresApproval ?? deriveRequiresApproval(annotations),
     hasSideEffects: annotations?.readOnlyHint !== true,
   });
+}
+
+/**
+ * A zod schema's parse is what makes the handler's argument type true: defaults filled in, transforms applied. The
+ * arguments were already validated against the JSON Schema, so this rarely fails (a refinement JSON Schema cannot
+ * express); when it does, the tool reports which argument and why, as for any invalid argument.
+ */
+function withZodParse(
+  schema: z.ZodType,
+  handler: ToolHandler<never>,
+  toolName: string,
+): ToolHandler<Record<string, unknown>> {
+  return (args, context) => {
+    const parsed = schema.safeParse(args);
+    if (!parsed.success) {
+      throw new ToolInputError(
+        toolName,
+        parsed.error.issues.map((issue) => `\`${issue.path.join(".") || "arguments"}\` ${issue.message}`),
+      );
+    }
+    return handler(parsed.data as never, context);
+  };
 }
 
 /** Wrap an MCP tool object that arrives from elsewhere (a mounted MCP server) with a handler. */
