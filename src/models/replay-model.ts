@@ -105,6 +105,8 @@ export function createReplayModel(
         const parser = options.protocol?.createParser({ tools: request.tools, createId: generateCallId });
         const mapper = new ProtocolEventMapper();
         for (let at = 0; at < turn.text.length; at += size) {
+          // A model stops when its request is cancelled, between any two pieces it streams.
+          request.signal.throwIfAborted();
           const text = turn.text.slice(at, at + size);
           if (parser) yield* mapper.map(parser.push(text));
           else yield { type: "text-delta", text };
