@@ -12,7 +12,7 @@ import { z } from "zod";
 import { defineTool } from "../tools/define-tool.js";
 import { ToolExecutor } from "../tools/tool-executor.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
-import { createMcpServer } from "./create-mcp-server.js";
+import { createMcpServer, followRegistryChanges } from "./create-mcp-server.js";
 import { currentMcpRequest } from "./mcp-request-context.js";
 
 const closers: Array<() => Promise<void>> = [];
@@ -34,7 +34,12 @@ async function connect(registry: ToolRegistry) {
   const client = new Client({ name: "test", version: "1" });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await Promise.all([server.connect(serverTransport), client.connect(clientTransport)]);
+  const unsubscribe = followRegistryChanges(
+    registry,
+    () => void server.sendToolListChanged().catch(() => {}),
+  );
   closers.push(async () => {
+    unsubscribe();
     await client.close();
     await server.close();
   });

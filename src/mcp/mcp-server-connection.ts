@@ -1,14 +1,13 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
-  CallToolResultSchema,
+  Client,
   type Implementation,
+  type PriorDiscovery,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
   type Tool,
-  ToolListChangedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+  type Transport,
+} from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { toolDefinitionFromMcpTool } from "../tools/define-tool.js";
 import { DuplicateToolError } from "../tools/errors.js";
 import { errorResult } from "../tools/normalize-tool-result.js";
@@ -32,8 +31,29 @@ export interface McpServerStatus {
   pid?: number;
   /** How often the server was restarted after it went away. */
   restarts: number;
-  /** What the server said it is in `initialize`. */
+  /** What the server said it is (`initialize` or `server/discover`). */
   serverInfo?: Implementation;
+  /** The protocol era negotiated: `modern` (2026-07-28) or `legacy` (2025). */
+  era?: "legacy" | "modern";
+  /** Whether the last connect skipped the era probe because the verdict was already known. */
+  eraCached?: boolean;
+}
+
+/**
+ * Era verdicts per server (its command line or URL), for this process: the `server/discover` probe costs a second
+ * spawn on stdio, so only the first connect to a server pays it; restarts and later mounts reuse the verdict.
+ */
+const eraVerdicts = new Map<string, PriorDiscovery>();
+
+function eraKey(config: McpServerConfig): string {
+  return isStdioServerConfig(config)
+    ? JSON.stringify(["stdio", config.command, config.args ?? [], config.cwd ?? "", config.env ?? {}])
+    : JSON.stringify(["http", config.url]);
+}
+
+/** Forget every cached era verdict (a server was upgraded in place). */
+export function forgetMcpEraVerdicts(): void {
+  eraVerdicts.clear();
 }
 
 export interface McpMountLogger {
@@ -82,6 +102,8 @@ export class McpServerConnection {
   #retryTimer: NodeJS.Timeout | undefined;
   #stopped = false;
   #serverInfo: Implementation | undefined;
+  #era: "legacy" | "modern" | undefined;
+  #eraCached = false;
   /** Registry name → the server's own tool object. */
   readonly #mounted = new Map<string, Tool>();
   #stderrTail: string[] = [];
@@ -126,6 +148,10 @@ export class McpServerConnection {
     const pid = this.#transport instanceof StdioClientTransport ? this.#transport.pid : null;
     if (pid !== null && pid !== undefined && this.#state === "ready") status.pid = pid;
     if (this.#serverInfo) status.serverInfo = this.#serverInfo;
+    if (this.#era) {
+      status.era = this.#era;
+      status.eraCached = this.#eraCached;
+    }
     return status;
   }
 
@@ -197,14 +223,30 @@ export class McpServerConnection {
 
   async #connect(): Promise<void> {
     const transport = this.#createTransport();
+    // The old HTTP+SSE transport predates the 2026 revision: never probe it.
+    const legacyOnly = !isStdioServerConfig(this.#config) && this.#config.type === "sse";
+    const key = eraKey(this.#config);
+    const prior: PriorDiscovery | undefined = legacyOnly ? { kind: "legacy" } : eraVerdicts.get(key);
     const client = new Client(this.#options.clientInfo ?? { name: "toolbridge", version: "0" }, {
       capabilities: {},
+      versionNegotiation: { mode: "auto", probe: { timeoutMs: Math.min(this.#timeoutMs, 10_000) } },
     });
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    client.setNotificationHandler("notifications/tools/list_changed", () => {
       if (this.#client === client) this.#queueSync(client);
     });
     try {
-      await client.connect(transport, { timeout: this.#timeoutMs });
+      await client.connect(transport, { timeout: this.#timeoutMs, ...(prior ? { prior } : {}) });
+      const era = client.getProtocolEra() === "modern" ? "modern" : "legacy";
+      const discover = client.getDiscoverResult();
+      if (!legacyOnly)
+        eraVerdicts.set(
+          key,
+          era === "modern" && discover ? { kind: "modern", discover } : { kind: "legacy" },
+        );
+      this.#era = era;
+      this.#eraCached = prior !== undefined;
+      // 2026 servers send list_changed only on a stream the client opened for it.
+      if (era === "modern") await client.listen({ toolsListChanged: true }).catch(() => {});
     } catch (error) {
       await client.close().catch(() => {});
       throw error;
@@ -300,7 +342,8 @@ export class McpServerConnection {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < 1000; page++) {
-      const result = await client.listTools(cursor === undefined ? {} : { cursor }, {
+      // An explicit cursor keeps listTools to one page (without one, v2 walks every page itself).
+      const result = await client.listTools(cursor === undefined ? undefined : { cursor }, {
         timeout: this.#timeoutMs,
       });
       tools.push(...result.tools);
@@ -361,15 +404,19 @@ export class McpServerConnection {
     const client = this.#client;
     if (!client)
       return errorResult(`MCP server "${this.name}" is not connected (${this.#state}); try again shortly.`);
-    const result = await client.callTool({ name: remoteName, arguments: args }, CallToolResultSchema, {
-      signal: context.signal,
-      timeout: this.#timeoutMs,
-      resetTimeoutOnProgress: true,
-      onprogress: (progress) => context.reportProgress(progress.progress, progress.total, progress.message),
-    });
+    const result = await client.callTool(
+      { name: remoteName, arguments: args },
+      {
+        signal: context.signal,
+        timeout: this.#timeoutMs,
+        resetTimeoutOnProgress: true,
+        onprogress: (progress) => context.reportProgress(progress.progress, progress.total, progress.message),
+      },
+    );
     // Servers speaking the 2024-10-07 protocol answer `{toolResult}`; wrap it so callers always get content.
     if (!Array.isArray((result as { content?: unknown }).content)) {
-      return { content: [{ type: "text" as const, text: JSON.stringify(result.toolResult ?? result) }] };
+      const legacy = (result as { toolResult?: unknown }).toolResult;
+      return { content: [{ type: "text" as const, text: JSON.stringify(legacy ?? result) }] };
     }
     return result;
   }

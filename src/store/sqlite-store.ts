@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import Database from "better-sqlite3";
 import type { AgentMessage, AgentToolCall } from "../agent/messages.js";
 import { ToolbridgeError } from "../tools/errors.js";

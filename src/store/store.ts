@@ -1,4 +1,4 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { AgentMessage, AssistantMessage } from "../agent/messages.js";
 
 export type RunStatus = "running" | "paused" | "finished" | "stopped";

@@ -1,4 +1,4 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { ToolHandlerOutput } from "./tool-definition.js";
 
 const CONTENT_TYPES = new Set(["text", "image", "audio", "resource", "resource_link"]);

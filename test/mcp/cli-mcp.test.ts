@@ -24,13 +24,13 @@ function cliArgs(): string[] {
 }
 
 /**
- * The MCP Inspector CLI (devDependency pinned to 0.15.x, the last line that runs on Node 20). Missing means a broken
- * install, so the tests below fail loudly instead of skipping.
+ * The MCP Inspector 2.x launcher (declares Node 22.19+, its CLI runs on Node 20 too). Missing means a broken install,
+ * so the tests below fail loudly instead of skipping.
  */
 function inspectorCli(): string {
   const cli = path.join(
     path.dirname(require.resolve("@modelcontextprotocol/inspector/package.json")),
-    "cli/build/cli.js",
+    "clients/launcher/build/index.js",
   );
   if (!existsSync(cli)) throw new Error(`MCP Inspector CLI not found at ${cli}; run npm ci`);
   return cli;
@@ -198,22 +198,26 @@ describe("MCP Inspector CLI against toolbridge", () => {
       "calculator",
     );
 
-    // --tool-arg takes every value after it, so the server command goes first.
-    const call = await run([
-      inspector,
-      "--cli",
-      process.execPath,
-      ...cliArgs(),
-      "mcp",
-      "--method",
-      "tools/call",
-      "--tool-name",
-      "calculator",
-      "--tool-arg",
-      "expression=6*7",
-    ]);
-    expect(call.code, call.stderr).toBe(0);
-    expect(JSON.stringify(JSON.parse(call.stdout))).toContain("42");
+    // --tool-arg takes every value after it, so the server command goes first. Each era: 2025, negotiated, 2026.
+    for (const era of ["legacy", "auto", "modern"]) {
+      const call = await run([
+        inspector,
+        "--cli",
+        process.execPath,
+        ...cliArgs(),
+        "mcp",
+        "--protocol-era",
+        era,
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "calculator",
+        "--tool-arg",
+        "expression=6*7",
+      ]);
+      expect(call.code, `${era}: ${call.stderr}`).toBe(0);
+      expect(JSON.stringify(JSON.parse(call.stdout))).toContain("42");
+    }
   });
 
   it("lists and calls the built-in tools over Streamable HTTP (toolbridge serve)", async () => {
@@ -224,20 +228,24 @@ describe("MCP Inspector CLI against toolbridge", () => {
       "calculator",
     );
 
-    const call = await run([
-      inspector,
-      "--cli",
-      endpoint,
-      "--transport",
-      "http",
-      "--method",
-      "tools/call",
-      "--tool-name",
-      "calculator",
-      "--tool-arg",
-      "expression=6*7",
-    ]);
-    expect(call.code, call.stderr).toBe(0);
-    expect(JSON.stringify(JSON.parse(call.stdout))).toContain("42");
+    for (const era of ["legacy", "auto", "modern"]) {
+      const call = await run([
+        inspector,
+        "--cli",
+        endpoint,
+        "--transport",
+        "http",
+        "--protocol-era",
+        era,
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "calculator",
+        "--tool-arg",
+        "expression=6*7",
+      ]);
+      expect(call.code, `${era}: ${call.stderr}`).toBe(0);
+      expect(JSON.stringify(JSON.parse(call.stdout))).toContain("42");
+    }
   });
 });

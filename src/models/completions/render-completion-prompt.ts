@@ -1,4 +1,4 @@
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import type { AgentMessage } from "../../agent/messages.js";
 import type { ToolChoice } from "../../agent/model.js";
 import type { ToolCallProtocol } from "../../protocols/protocol.js";

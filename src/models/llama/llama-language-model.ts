@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import type {
   ChatHistoryItem,
   ChatModelFunctionCall,

@@ -1,7 +1,7 @@
 import type { Stats } from "node:fs";
 import { lstat, rename, rmdir, unlink } from "node:fs/promises";
 import path from "node:path";
-import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolAnnotations } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { defineTool } from "../define-tool.js";
 import type { AnyToolDefinition, ToolContext } from "../tool-definition.js";

@@ -1,0 +1,124 @@
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { createRequestStateCodec, type RequestStateCodec } from "@modelcontextprotocol/server";
+import { type ApprovalPolicy, resolveApprovalPolicy } from "../agent/approval-policy.js";
+import type { AnyToolDefinition } from "../tools/tool-definition.js";
+
+/** Records used requestState ids; `consume` answers false for an id seen before (a replayed retry). */
+export interface RequestStateLedger {
+  consume(id: string, expiresAtMs: number): boolean;
+}
+
+/** A ledger for one process (library use without a database): replays are caught on this instance only. */
+export class MemoryRequestStateLedger implements RequestStateLedger {
+  readonly #used = new Map<string, number>();
+  consume(id: string, expiresAtMs: number): boolean {
+    const now = Date.now();
+    for (const [key, expires] of this.#used) if (expires < now) this.#used.delete(key);
+    if (this.#used.has(id)) return false;
+    this.#used.set(id, expiresAtMs);
+    return true;
+  }
+}
+
+export interface McpApprovalOptions {
+  /** Policy per tool name (`always` | `ask` | `never`). Unlisted tools: `ask` when they require approval. */
+  policies?: Readonly<Record<string, ApprovalPolicy>>;
+  /**
+   * The connecting clients ask their user before each tool call themselves (as desktop clients do), so `ask` tools
+   * run without an elicitation round. Off by default.
+   */
+  clientAsksUser?: boolean;
+  /** HMAC key for requestState. Instances that share it (and a ledger) can finish each other's approval rounds. */
+  signingKey?: string;
+  /** How long an approval question stays answerable. Default 600 s. */
+  ttlSeconds?: number;
+  /** Where used states are recorded. Default: in memory (this process only). */
+  ledger?: RequestStateLedger;
+}
+
+/** What toolbridge signs into requestState: bound to the tool, its arguments, the caller and an expiry. */
+export interface McpStatePayload {
+  /** `approval`: a person's decision is being asked; `tool`: the tool's own multi-round state. */
+  kind: "approval" | "tool";
+  id: string;
+  tool: string;
+  args: string;
+  caller: string;
+  expiresAt: number;
+  data?: unknown;
+}
+
+/** Resolved approval settings shared by every server instance of one endpoint (stateless serving needs that). */
+export class McpApprovals {
+  readonly codec: RequestStateCodec<McpStatePayload>;
+  readonly ledger: RequestStateLedger;
+  readonly clientAsksUser: boolean;
+  readonly ttlSeconds: number;
+  readonly #policies: Readonly<Record<string, ApprovalPolicy>> | undefined;
+
+  constructor(options: McpApprovalOptions = {}) {
+    this.ttlSeconds = options.ttlSeconds ?? 600;
+    this.codec = createRequestStateCodec<McpStatePayload>({
+      key: options.signingKey ?? randomBytes(32).toString("base64url"),
+      ttlSeconds: this.ttlSeconds,
+    });
+    this.ledger = options.ledger ?? new MemoryRequestStateLedger();
+    this.clientAsksUser = options.clientAsksUser ?? false;
+    this.#policies = options.policies;
+  }
+
+  policy(tool: AnyToolDefinition, args: Record<string, unknown> = {}): ApprovalPolicy {
+    return resolveApprovalPolicy(this.#policies, { name: tool.tool.name, arguments: args }, tool);
+  }
+
+  /** Whether a tool is offered at all: `never` tools are not listed and cannot be called. */
+  offered(tool: AnyToolDefinition): boolean {
+    return this.#policies?.[tool.tool.name] !== "never";
+  }
+
+  payload(kind: McpStatePayload["kind"], tool: string, args: unknown, caller: string, data?: unknown) {
+    const payload: McpStatePayload = {
+      kind,
+      id: randomUUID(),
+      tool,
+      args: argumentsHash(args),
+      caller,
+      expiresAt: Date.now() + this.ttlSeconds * 1000,
+    };
+    if (data !== undefined) payload.data = data;
+    return payload;
+  }
+}
+
+/** A stable hash of a call's arguments (keys sorted), so a state cannot be replayed with other arguments. */
+export function argumentsHash(args: unknown): string {
+  return createHash("sha256").update(canonicalJson(args)).digest("base64url");
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+/** The text a client without elicitation gets: what happened, and the three ways a person can allow the tool. */
+export function noElicitationMessage(tool: string): string {
+  return (
+    `"${tool}" needs a person's approval before it runs, and this MCP client cannot ask one: it declared no ` +
+    "elicitation capability. Nothing ran. To allow it: use an MCP client that supports elicitation (it will show " +
+    "an approve/decline prompt); or, if this client asks its user before every tool call itself (as desktop clients " +
+    'do), set "mcp": {"clientAsksUser": true} in toolbridge.config.json (or TOOLBRIDGE_MCP_CLIENT_ASKS_USER=1); ' +
+    `or set "mcp": {"approvals": {"${tool}": "always"}} to run it without asking.`
+  );
+}
+
+/** The confirmation question a person sees. */
+export function approvalQuestion(tool: string, args: unknown): string {
+  const shown = JSON.stringify(args ?? {});
+  return `Allow the tool "${tool}" to run with these arguments? ${shown.length > 2000 ? `${shown.slice(0, 2000)}…` : shown}`;
+}
