@@ -1,4 +1,4 @@
-import type { Implementation } from "@modelcontextprotocol/sdk/types.js";
+import type { Implementation } from "@modelcontextprotocol/server";
 import { ToolbridgeError } from "../tools/errors.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
 import {
