@@ -101,11 +101,12 @@ export function createMcpServer(options: McpServerOptions, era: McpEra = "legacy
   });
 
   const clientOf = (ctx: ServerContext) => {
-    const meta = ctx.mcpReq._meta as Record<string, unknown> | undefined;
+    // 2026: the validated envelope (the SDK moves the reserved keys there); 2025: what `initialize` declared.
+    const meta = { ...ctx.mcpReq._meta, ...ctx.mcpReq.envelope } as Record<string, unknown>;
     const capabilities =
-      (meta?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ??
+      (meta[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ??
       server.getClientCapabilities();
-    const info = (meta?.[CLIENT_INFO_META_KEY] as Implementation | undefined) ?? server.getClientVersion();
+    const info = (meta[CLIENT_INFO_META_KEY] as Implementation | undefined) ?? server.getClientVersion();
     return { capabilities, info };
   };
 

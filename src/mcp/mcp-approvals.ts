@@ -1,7 +1,12 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { createRequestStateCodec, type RequestStateCodec } from "@modelcontextprotocol/server";
 import { type ApprovalPolicy, resolveApprovalPolicy } from "../agent/approval-policy.js";
+import { ToolbridgeError } from "../tools/errors.js";
 import type { AnyToolDefinition } from "../tools/tool-definition.js";
+
+export class McpApprovalConfigError extends ToolbridgeError {
+  override name = "McpApprovalConfigError";
+}
 
 /** Records used requestState ids; `consume` answers false for an id seen before (a replayed retry). */
 export interface RequestStateLedger {
@@ -121,4 +126,45 @@ export function noElicitationMessage(tool: string): string {
 export function approvalQuestion(tool: string, args: unknown): string {
   const shown = JSON.stringify(args ?? {});
   return `Allow the tool "${tool}" to run with these arguments? ${shown.length > 2000 ? `${shown.slice(0, 2000)}…` : shown}`;
+}
+
+export interface McpApprovalSettings {
+  clientAsksUser?: boolean | undefined;
+  approvals?: Readonly<Record<string, ApprovalPolicy>> | undefined;
+  signingKey?: string | undefined;
+  approvalTtlSeconds?: number | undefined;
+}
+
+/** The database side of approvals (see McpApprovalLedger in the store): single-use states and the shared key. */
+export interface McpApprovalStore extends RequestStateLedger {
+  signingKey(): string;
+}
+
+/**
+ * Approval settings from config and environment (the environment wins), with the ledger and, when no key is
+ * configured, the signing key kept in `store`, so that every instance on one database agrees.
+ */
+export function mcpApprovalsFromConfig(
+  settings: McpApprovalSettings | undefined,
+  store: McpApprovalStore | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): McpApprovals {
+  const envAsks = env.TOOLBRIDGE_MCP_CLIENT_ASKS_USER;
+  const clientAsksUser =
+    envAsks !== undefined && envAsks !== ""
+      ? /^(1|true|yes)$/i.test(envAsks)
+      : (settings?.clientAsksUser ?? false);
+  const fromEnv = env.TOOLBRIDGE_MCP_SIGNING_KEY;
+  if (fromEnv && fromEnv.length < 32) {
+    throw new McpApprovalConfigError(
+      "TOOLBRIDGE_MCP_SIGNING_KEY must be at least 32 characters; use a random string (e.g. `openssl rand -base64 32`) or unset it to keep a generated key in the database.",
+    );
+  }
+  const signingKey = fromEnv || settings?.signingKey || store?.signingKey();
+  const options: McpApprovalOptions = { clientAsksUser };
+  if (signingKey) options.signingKey = signingKey;
+  if (settings?.approvals) options.policies = settings.approvals;
+  if (settings?.approvalTtlSeconds) options.ttlSeconds = settings.approvalTtlSeconds;
+  if (store) options.ledger = store;
+  return new McpApprovals(options);
 }

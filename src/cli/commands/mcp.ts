@@ -1,12 +1,16 @@
 import type { Command } from "commander";
+import { mcpApprovalsFromConfig } from "../../mcp/mcp-approvals.js";
 import { describeMcpServerStatus, stderrMountLogger } from "../../mcp/mcp-cli-support.js";
 import { serveMcpOverStdio } from "../../mcp/serve-mcp-stdio.js";
+import { McpApprovalLedger } from "../../store/mcp-approval-ledger.js";
 import { runCommand } from "../cli-error.js";
+import { openStore } from "../open-store.js";
 import { createRuntime } from "../runtime.js";
 
 interface McpCommandOptions {
   config?: string;
   verbose?: boolean;
+  db?: string;
 }
 
 export function registerMcpCommand(program: Command): void {
@@ -16,6 +20,10 @@ export function registerMcpCommand(program: Command): void {
       "serve the tools as an MCP server over stdin/stdout (for Claude Desktop, Cursor, MCP Inspector…)",
     )
     .option("-c, --config <file>", "config file (default: ./toolbridge.config.json when present)")
+    .option(
+      "--db <file>",
+      "database keeping approval state, shared by instances (default: the user's data folder)",
+    )
     .option("--verbose", "also log the stderr of mounted MCP servers (to stderr)")
     .action((options: McpCommandOptions) =>
       runCommand(async () => {
@@ -29,10 +37,19 @@ export function registerMcpCommand(program: Command): void {
           for (const status of runtime.mcpServers.status()) {
             if (status.state !== "ready") logger.warn?.(describeMcpServerStatus(status));
           }
+          // Approvals: single-use state and the signing key live in the database, so restarts keep refusing replays.
+          const store = openStore(options.db);
+          const approvals = mcpApprovalsFromConfig(runtime.config.mcp, new McpApprovalLedger(store.db));
           const served = await serveMcpOverStdio({
             registry: runtime.registry,
             executor: runtime.executor,
+            approvals,
+            userId: ({ clientInfo }) => `stdio:${clientInfo?.name ?? "unknown"}`,
+          }).catch(async (error: unknown) => {
+            await store.close();
+            throw error;
           });
+          void served.closed.finally(() => store.close());
           const stop = () => void served.close();
           process.once("SIGINT", stop);
           process.once("SIGTERM", stop);

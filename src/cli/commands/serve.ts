@@ -1,7 +1,10 @@
 import type { Command } from "commander";
+import { mcpApprovalsFromConfig } from "../../mcp/mcp-approvals.js";
 import { describeMcpServerStatus, stderrMountLogger } from "../../mcp/mcp-cli-support.js";
 import { ServerConfigError, startServer } from "../../server/start-server.js";
+import { McpApprovalLedger } from "../../store/mcp-approval-ledger.js";
 import { CliError, runCommand } from "../cli-error.js";
+import { openStore } from "../open-store.js";
 import { createRuntime } from "../runtime.js";
 
 interface ServeOptions {
@@ -13,6 +16,7 @@ interface ServeOptions {
   allowedHost?: string[];
   maxBodyBytes?: string;
   verbose?: boolean;
+  db?: string;
 }
 
 function parseInteger(text: string, option: string, min: number, max: number): number {
@@ -34,6 +38,10 @@ export function registerServeCommand(program: Command): void {
     .option("--allowed-host <name...>", "Host header names allowed besides localhost (e.g. behind a proxy)")
     .option("--max-body-bytes <n>", "largest request body accepted (default 4 MiB)")
     .option("-c, --config <file>", "config file (default: ./toolbridge.config.json when present)")
+    .option(
+      "--db <file>",
+      "database keeping approval state, shared by instances (default: the user's data folder)",
+    )
     .option("--verbose", "also log the stderr of mounted MCP servers")
     .action((options: ServeOptions) =>
       runCommand(async () => {
@@ -48,8 +56,12 @@ export function registerServeCommand(program: Command): void {
           ...(options.config ? { configPath: options.config } : {}),
           mcpLogger: logger,
         });
+        // Approvals: single-use state and the signing key live in the database, shared by every instance on it.
+        const store = openStore(options.db);
         try {
+          const approvals = mcpApprovalsFromConfig(runtime.config.mcp, new McpApprovalLedger(store.db));
           const server = await startServer({
+            mcp: { approvals },
             registry: runtime.registry,
             executor: runtime.executor,
             port,
@@ -73,6 +85,7 @@ export function registerServeCommand(program: Command): void {
           await server.close();
           return 0;
         } finally {
+          await store.close();
           await runtime.close();
         }
       }),
