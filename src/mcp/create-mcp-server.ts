@@ -180,7 +180,8 @@ export function createMcpServer(options: McpServerOptions, era: McpEra = "legacy
         era,
         clientCapabilities: client.capabilities,
         clientInfo: client.info,
-        inputResponses: state?.kind === "tool" ? ctx.mcpReq.inputResponses : undefined,
+        // The tool's own answers (untrusted client data, as the spec says); approval answers are ours, not the tool's.
+        inputResponses: state?.kind === "approval" ? undefined : ctx.mcpReq.inputResponses,
         requestState: state?.kind === "tool" ? state.data : undefined,
         log: (level, data, logger) => ctx.mcpReq.log(level, data, logger),
         inputRequired(spec) {

@@ -102,7 +102,7 @@ describe.skipIf(!node)("MCP conformance 0.2 against toolbridge's HTTP server (ne
   it("2025-11-25: exits 0 with its baseline, which lists only resources, prompts and completion", async () => {
     const { run, scenarios, listed } = await runSuite("2025-11-25");
     expect(run.code, run.stdout.slice(-3000)).toBe(0);
-    expect(listed.every((name) => /^(resources-|prompts-|completion-)/.test(name))).toBe(true);
+    expect(listed.filter((name) => !/^(resources-|prompts-|completion-)/.test(name))).toEqual([]);
     for (const name of [
       "server-initialize",
       "ping",
@@ -117,7 +117,10 @@ describe.skipIf(!node)("MCP conformance 0.2 against toolbridge's HTTP server (ne
   it("2026-07-28: exits 0 with its baseline, which lists only resources, prompts, completion and their cache hints", async () => {
     const { run, scenarios, listed } = await runSuite("2026-07-28");
     expect(run.code, run.stdout.slice(-3000)).toBe(0);
-    expect(listed.every((name) => /^(resources-|prompts-|completion-|caching$)/.test(name))).toBe(true);
+    // caching, sep-2164 and non-tool-request fail only on their prompts/resources parts (reasons in the file).
+    const offeredNot =
+      /^(resources-|prompts-|completion-|caching$|sep-2164-resource-not-found$|input-required-result-non-tool-request$)/;
+    expect(listed.filter((name) => !offeredNot.test(name))).toEqual([]);
     for (const name of [
       "server-stateless",
       "tools-list",
