@@ -4,11 +4,13 @@ import {
   createMcpHandler,
   isInitializeRequest,
   isLegacyRequest,
+  type RequestId,
   type Server,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import { InMemoryEventStore } from "./in-memory-event-store.js";
 import type { McpEra } from "./mcp-request-context.js";
+import { duplicateIdError, toolCallArgumentsError } from "./request-guards.js";
 
 export interface McpHttpHandlerOptions {
   /** Makes the MCP server for one 2026 request or one 2025 session (see createMcpServer). */
@@ -39,6 +41,47 @@ interface Session {
   server: Server;
   client: string;
   lastSeen: number;
+  /** Ids of requests whose response is still being sent (a reused id is refused instead of hanging). */
+  inFlight: Set<RequestId>;
+}
+
+function jsonResponse(body: unknown): Response {
+  return new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });
+}
+
+/** Call `done` once the response body has been sent or abandoned. */
+function onFinished(response: Response, done: () => void): Response {
+  if (!response.body) {
+    done();
+    return response;
+  }
+  let finished = false;
+  const finish = () => {
+    if (!finished) {
+      finished = true;
+      done();
+    }
+  };
+  const body = response.body.pipeThrough(new TransformStream({ flush: finish }));
+  const reader = body.getReader();
+  const stream = new ReadableStream({
+    async pull(controller) {
+      const { value, done: end } = await reader.read();
+      if (end) {
+        finish();
+        controller.close();
+      } else controller.enqueue(value);
+    },
+    cancel(reason) {
+      finish();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(stream, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }
 
 function jsonRpcError(status: number, code: number, message: string): Response {
@@ -122,7 +165,7 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
       eventStore: new InMemoryEventStore(),
       retryInterval: 1000,
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server, client, lastSeen: Date.now() });
+        sessions.set(id, { transport, server, client, lastSeen: Date.now(), inFlight: new Set() });
       },
       onsessionclosed: (id) => {
         sessions.delete(id);
@@ -161,6 +204,8 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
           return jsonRpcError(400, -32700, "Parse error: the request body is not valid JSON.");
         }
       }
+      const badArguments = toolCallArgumentsError(body);
+      if (badArguments) return jsonResponse(badArguments);
       if (!(await isLegacyRequest(request, body, bodyLimit))) {
         return modern.fetch(request, { parsedBody: body, ...(authInfo ? { authInfo } : {}) });
       }
@@ -175,10 +220,16 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
           );
         }
         session.lastSeen = Date.now();
-        return session.transport.handleRequest(request, {
+        const { id, method } = (body ?? {}) as { id?: RequestId; method?: unknown };
+        const tracked =
+          request.method === "POST" && typeof method === "string" && id !== undefined && id !== null;
+        if (tracked && session.inFlight.has(id)) return jsonResponse(duplicateIdError(id));
+        if (tracked) session.inFlight.add(id);
+        const response = await session.transport.handleRequest(request, {
           ...(request.method === "POST" ? { parsedBody: body } : {}),
           ...(authInfo ? { authInfo } : {}),
         });
+        return tracked ? onFinished(response, () => session.inFlight.delete(id)) : response;
       }
       if (request.method === "POST" && isInitializeRequest(body)) return openSession(request, body, authInfo);
       if (request.method === "POST" || request.method === "GET" || request.method === "DELETE") {

@@ -9,6 +9,7 @@ import type {
 import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
 import { createMcpServer, followRegistryChanges, type McpServerOptions } from "./create-mcp-server.js";
 import { McpApprovals } from "./mcp-approvals.js";
+import { duplicateIdError, toolCallArgumentsError } from "./request-guards.js";
 
 export interface StdioMcpServerOptions extends McpServerOptions {
   /** Default process.stdin. */
@@ -40,7 +41,16 @@ class DrainingTransport implements Transport {
   constructor(inner: StdioServerTransport) {
     this.#inner = inner;
     inner.onmessage = (message: JSONRPCMessage) => {
-      if ("method" in message && "id" in message && message.id !== undefined) this.#pending.add(message.id);
+      if ("method" in message && "id" in message && message.id !== undefined) {
+        const refusal = this.#pending.has(message.id)
+          ? duplicateIdError(message.id)
+          : toolCallArgumentsError(message);
+        if (refusal) {
+          void inner.send(refusal).catch((error: Error) => this.onerror?.(error));
+          return;
+        }
+        this.#pending.add(message.id);
+      }
       this.onmessage?.(message);
     };
     inner.onclose = () => this.onclose?.();
