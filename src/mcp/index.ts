@@ -1,12 +1,23 @@
 export { createMcpServer, type McpServerOptions } from "./create-mcp-server.js";
+export {
+  McpApprovalConfigError,
+  type McpApprovalOptions,
+  type McpApprovalSettings,
+  type McpApprovalStore,
+  McpApprovals,
+  MemoryRequestStateLedger,
+  mcpApprovalsFromConfig,
+  type RequestStateLedger,
+} from "./mcp-approvals.js";
 export { createMcpHttpHandler, type McpHttpHandler, type McpHttpHandlerOptions } from "./mcp-http-handler.js";
-export { currentMcpRequest, type McpRequestContext } from "./mcp-request-context.js";
+export { currentMcpRequest, type McpEra, type McpRequestContext } from "./mcp-request-context.js";
 export type {
   McpMountLogger,
   McpServerState,
   McpServerStatus,
   RestartPolicy,
 } from "./mcp-server-connection.js";
+export { forgetMcpEraVerdicts } from "./mcp-server-connection.js";
 export {
   type McpRemoteServerConfig,
   type McpServerConfig,

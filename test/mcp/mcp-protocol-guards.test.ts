@@ -189,6 +189,50 @@ describe("requests the old server mishandled", () => {
   });
 });
 
+describe("rate limits over MCP follow the caller, not the connection", () => {
+  it("a second session (or a 2026 request) of the same client shares its limit; another client has its own", async () => {
+    registry.register(
+      defineTool({
+        name: "limited",
+        description: "one call a minute per user",
+        inputSchema: { type: "object" },
+        rateLimit: { maxCalls: 1, windowMs: 60_000 },
+        handler: () => "ran",
+      }),
+    );
+    const url = new URL(`${server.url}/mcp`);
+    const connect = async (name: string, modern: boolean) => {
+      if (modern) {
+        const client = new ClientV2(
+          { name, version: "1" },
+          { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+        );
+        await client.connect(new HttpV2(url));
+        return {
+          call: () => client.callTool({ name: "limited", arguments: {} }),
+          close: () => client.close(),
+        };
+      }
+      const client = new ClientV1({ name, version: "1" });
+      await client.connect(new HttpV1(url));
+      return { call: () => client.callTool({ name: "limited", arguments: {} }), close: () => client.close() };
+    };
+    const first = await connect("alice", false);
+    const second = await connect("alice", false);
+    const third = await connect("alice", true);
+    const other = await connect("bob", true);
+    try {
+      expect((await first.call()).isError).toBeFalsy();
+      expect((await second.call()).isError, "a new session escaped the limit").toBe(true);
+      expect((await third.call()).isError, "a 2026 request escaped the limit").toBe(true);
+      expect((await other.call()).isError, "another client was limited").toBeFalsy();
+    } finally {
+      for (const client of [first, second, third, other]) await client.close();
+      registry.unregister("limited");
+    }
+  });
+});
+
 describe("2025 session exhaustion", () => {
   it("a flood of initialize calls does not lock out a well-behaved client", async () => {
     const handler = createMcpHttpHandler({
