@@ -33,12 +33,15 @@ export interface McpApprovalOptions {
    * run without an elicitation round. Off by default.
    */
   clientAsksUser?: boolean;
-  /** HMAC key for requestState. Instances that share it (and a ledger) can finish each other's approval rounds. */
-  signingKey?: string;
+  /**
+   * HMAC key for requestState, or a function giving it on first use (the database is then opened only when a gated
+   * tool is called). Instances that share it (and a ledger) can finish each other's approval rounds.
+   */
+  signingKey?: string | (() => string);
   /** How long an approval question stays answerable. Default 600 s. */
   ttlSeconds?: number;
   /** Where used states are recorded. Default: in memory (this process only). */
-  ledger?: RequestStateLedger;
+  ledger?: RequestStateLedger | (() => RequestStateLedger);
 }
 
 /** What toolbridge signs into requestState: bound to the tool, its arguments, the caller and an expiry. */
@@ -55,21 +58,34 @@ export interface McpStatePayload {
 
 /** Resolved approval settings shared by every server instance of one endpoint (stateless serving needs that). */
 export class McpApprovals {
-  readonly codec: RequestStateCodec<McpStatePayload>;
-  readonly ledger: RequestStateLedger;
   readonly clientAsksUser: boolean;
   readonly ttlSeconds: number;
   readonly #policies: Readonly<Record<string, ApprovalPolicy>> | undefined;
+  readonly #key: string | (() => string);
+  readonly #ledgerSource: RequestStateLedger | (() => RequestStateLedger);
+  #codec: RequestStateCodec<McpStatePayload> | undefined;
+  #ledger: RequestStateLedger | undefined;
 
   constructor(options: McpApprovalOptions = {}) {
     this.ttlSeconds = options.ttlSeconds ?? 600;
-    this.codec = createRequestStateCodec<McpStatePayload>({
-      key: options.signingKey ?? randomBytes(32).toString("base64url"),
-      ttlSeconds: this.ttlSeconds,
-    });
-    this.ledger = options.ledger ?? new MemoryRequestStateLedger();
+    this.#key = options.signingKey ?? randomBytes(32).toString("base64url");
+    this.#ledgerSource = options.ledger ?? new MemoryRequestStateLedger();
     this.clientAsksUser = options.clientAsksUser ?? false;
     this.#policies = options.policies;
+  }
+
+  /** Signs and verifies requestState; built on first use (the key may come from the database). */
+  get codec(): RequestStateCodec<McpStatePayload> {
+    this.#codec ??= createRequestStateCodec<McpStatePayload>({
+      key: typeof this.#key === "function" ? this.#key() : this.#key,
+      ttlSeconds: this.ttlSeconds,
+    });
+    return this.#codec;
+  }
+
+  get ledger(): RequestStateLedger {
+    this.#ledger ??= typeof this.#ledgerSource === "function" ? this.#ledgerSource() : this.#ledgerSource;
+    return this.#ledger;
   }
 
   policy(tool: AnyToolDefinition, args: Record<string, unknown> = {}): ApprovalPolicy {
@@ -141,12 +157,13 @@ export interface McpApprovalStore extends RequestStateLedger {
 }
 
 /**
- * Approval settings from config and environment (the environment wins), with the ledger and, when no key is
- * configured, the signing key kept in `store`, so that every instance on one database agrees.
+ * Approval settings from config and environment (the environment wins). The ledger and, when no key is configured,
+ * the signing key live in the store `openStore` gives, so every instance on one database agrees; it is called only
+ * when a gated tool is first asked for (serving only ungated tools opens no database).
  */
 export function mcpApprovalsFromConfig(
   settings: McpApprovalSettings | undefined,
-  store: McpApprovalStore | undefined,
+  openStore: (() => McpApprovalStore) | undefined,
   env: NodeJS.ProcessEnv = process.env,
 ): McpApprovals {
   const envAsks = env.TOOLBRIDGE_MCP_CLIENT_ASKS_USER;
@@ -160,11 +177,14 @@ export function mcpApprovalsFromConfig(
       "TOOLBRIDGE_MCP_SIGNING_KEY must be at least 32 characters; use a random string (e.g. `openssl rand -base64 32`) or unset it to keep a generated key in the database.",
     );
   }
-  const signingKey = fromEnv || settings?.signingKey || store?.signingKey();
+  let store: McpApprovalStore | undefined;
+  const opened = openStore ? () => (store ??= openStore()) : undefined;
   const options: McpApprovalOptions = { clientAsksUser };
-  if (signingKey) options.signingKey = signingKey;
+  const configured = fromEnv || settings?.signingKey;
+  if (configured) options.signingKey = configured;
+  else if (opened) options.signingKey = () => opened().signingKey();
   if (settings?.approvals) options.policies = settings.approvals;
   if (settings?.approvalTtlSeconds) options.ttlSeconds = settings.approvalTtlSeconds;
-  if (store) options.ledger = store;
+  if (opened) options.ledger = opened;
   return new McpApprovals(options);
 }

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -311,6 +312,8 @@ describe("toolbridge mcp and stdin EOF", () => {
       const answer = answers.find((message) => message.id === 2);
       expect(answer?.result?.content[0]?.text, out).toBe("42");
       expect(code).toBe(0);
+      // Only an approval needs the database: serving ungated tools creates none.
+      expect(existsSync(path.join(dir, "t.db"))).toBe(false);
       await rm(dir, { recursive: true, force: true });
     });
   }

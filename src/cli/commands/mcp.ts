@@ -3,6 +3,7 @@ import { mcpApprovalsFromConfig } from "../../mcp/mcp-approvals.js";
 import { describeMcpServerStatus, stderrMountLogger } from "../../mcp/mcp-cli-support.js";
 import { serveMcpOverStdio } from "../../mcp/serve-mcp-stdio.js";
 import { McpApprovalLedger } from "../../store/mcp-approval-ledger.js";
+import type { SqliteStore } from "../../store/sqlite-store.js";
 import { runCommand } from "../cli-error.js";
 import { openStore } from "../open-store.js";
 import { createRuntime } from "../runtime.js";
@@ -38,18 +39,19 @@ export function registerMcpCommand(program: Command): void {
             if (status.state !== "ready") logger.warn?.(describeMcpServerStatus(status));
           }
           // Approvals: single-use state and the signing key live in the database, so restarts keep refusing replays.
-          const store = openStore(options.db);
-          const approvals = mcpApprovalsFromConfig(runtime.config.mcp, new McpApprovalLedger(store.db));
+          // It is opened when a gated tool is first asked for: serving only ungated tools touches no database.
+          let store: SqliteStore | undefined;
+          const approvals = mcpApprovalsFromConfig(runtime.config.mcp, () => {
+            store ??= openStore(options.db);
+            return new McpApprovalLedger(store.db);
+          });
           const served = await serveMcpOverStdio({
             registry: runtime.registry,
             executor: runtime.executor,
             approvals,
             userId: ({ clientInfo }) => `stdio:${clientInfo?.name ?? "unknown"}`,
-          }).catch(async (error: unknown) => {
-            await store.close();
-            throw error;
           });
-          void served.closed.finally(() => store.close());
+          void served.closed.finally(() => store?.close());
           const stop = () => void served.close();
           process.once("SIGINT", stop);
           process.once("SIGTERM", stop);

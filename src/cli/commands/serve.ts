@@ -3,6 +3,7 @@ import { mcpApprovalsFromConfig } from "../../mcp/mcp-approvals.js";
 import { describeMcpServerStatus, stderrMountLogger } from "../../mcp/mcp-cli-support.js";
 import { ServerConfigError, startServer } from "../../server/start-server.js";
 import { McpApprovalLedger } from "../../store/mcp-approval-ledger.js";
+import type { SqliteStore } from "../../store/sqlite-store.js";
 import { CliError, runCommand } from "../cli-error.js";
 import { openStore } from "../open-store.js";
 import { createRuntime } from "../runtime.js";
@@ -56,10 +57,14 @@ export function registerServeCommand(program: Command): void {
           ...(options.config ? { configPath: options.config } : {}),
           mcpLogger: logger,
         });
-        // Approvals: single-use state and the signing key live in the database, shared by every instance on it.
-        const store = openStore(options.db);
+        // Approvals: single-use state and the signing key live in the database, shared by every instance on it;
+        // opened when a gated tool is first asked for.
+        let store: SqliteStore | undefined;
         try {
-          const approvals = mcpApprovalsFromConfig(runtime.config.mcp, new McpApprovalLedger(store.db));
+          const approvals = mcpApprovalsFromConfig(runtime.config.mcp, () => {
+            store ??= openStore(options.db);
+            return new McpApprovalLedger(store.db);
+          });
           const server = await startServer({
             mcp: { approvals },
             registry: runtime.registry,
@@ -85,7 +90,7 @@ export function registerServeCommand(program: Command): void {
           await server.close();
           return 0;
         } finally {
-          await store.close();
+          await store?.close();
           await runtime.close();
         }
       }),
