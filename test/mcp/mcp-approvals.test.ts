@@ -30,6 +30,7 @@ interface TestClient {
   answer: Answer;
   asked: number;
   call(name: string, args: Record<string, unknown>): Promise<{ isError?: boolean; content: unknown[] }>;
+  list(): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -63,6 +64,7 @@ async function connectClient(
       transport === "http" ? new HttpV1(new URL(where.url as string)) : new StdioV1(stdio),
     );
     self.call = async (name, args) => (await client.callTool({ name, arguments: args })) as never;
+    self.list = async () => (await client.listTools()).tools.map((t) => t.name);
     self.close = () => client.close();
   } else {
     const client = new ClientV2(
@@ -78,6 +80,7 @@ async function connectClient(
     );
     if (kind === "v2-2026") expect(client.getProtocolEra()).toBe("modern");
     self.call = async (name, args) => (await client.callTool({ name, arguments: args })) as never;
+    self.list = async () => (await client.listTools()).tools.map((t) => t.name);
     self.close = () => client.close();
   }
   return self as TestClient;
@@ -103,6 +106,7 @@ afterAll(async () => {
 /** The approval contract, the same for every client and transport. */
 async function checkApprovals(client: TestClient, file: string) {
   const target = path.join(dir, file);
+  expect(await client.list()).toEqual(expect.arrayContaining(["calculator", "write_file"]));
   // calculator needs no approval: no question asked.
   const sum = await client.call("calculator", { expression: "2+2" });
   expect(textOf(sum), client.label).toContain("4");
