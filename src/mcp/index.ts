@@ -12,12 +12,13 @@ export {
 export { createMcpHttpHandler, type McpHttpHandler, type McpHttpHandlerOptions } from "./mcp-http-handler.js";
 export { currentMcpRequest, type McpEra, type McpRequestContext } from "./mcp-request-context.js";
 export type {
+  McpEraVerdictStore,
   McpMountLogger,
   McpServerState,
   McpServerStatus,
   RestartPolicy,
 } from "./mcp-server-connection.js";
-export { forgetMcpEraVerdicts } from "./mcp-server-connection.js";
+export { fileEraVerdictStore, forgetMcpEraVerdicts } from "./mcp-server-connection.js";
 export {
   type McpRemoteServerConfig,
   type McpServerConfig,

@@ -1,3 +1,5 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import {
   Client,
   type Implementation,
@@ -40,10 +42,55 @@ export interface McpServerStatus {
 }
 
 /**
- * Era verdicts per server (its command line or URL), for this process: the `server/discover` probe costs a second
- * spawn on stdio, so only the first connect to a server pays it; restarts and later mounts reuse the verdict.
+ * Where era verdicts are kept, per server (its command line or URL): the `server/discover` probe costs a second spawn on
+ * stdio, so only the first connect to a server pays it; restarts and later mounts (later processes too, with a file
+ * store) reuse the verdict. A verdict that no longer works (the server was upgraded) is dropped and probed again.
  */
-const eraVerdicts = new Map<string, PriorDiscovery>();
+export interface McpEraVerdictStore {
+  get(key: string): PriorDiscovery | undefined;
+  set(key: string, verdict: PriorDiscovery): void;
+  delete(key: string): void;
+}
+
+/** This process's verdicts: the default store. */
+const processVerdicts = new Map<string, PriorDiscovery>();
+
+/** Verdicts kept in a JSON file, for the next process. A missing or unreadable file is an empty cache. */
+export function fileEraVerdictStore(file: string): McpEraVerdictStore {
+  let cache: Record<string, PriorDiscovery> | undefined;
+  const load = () => {
+    if (cache) return cache;
+    try {
+      cache = JSON.parse(readFileSync(file, "utf8")) as Record<string, PriorDiscovery>;
+    } catch {
+      cache = {};
+    }
+    return cache;
+  };
+  const save = () => {
+    try {
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, `${JSON.stringify(cache)}\n`);
+    } catch {
+      // Only a cache: the next start probes again.
+    }
+  };
+  return {
+    get: (key) => load()[key],
+    set(key, verdict) {
+      const current = load();
+      if (JSON.stringify(current[key]) === JSON.stringify(verdict)) return;
+      current[key] = verdict;
+      save();
+    },
+    delete(key) {
+      const current = load();
+      if (!(key in current)) return;
+      delete current[key];
+      save();
+    },
+  };
+}
 
 function eraKey(config: McpServerConfig): string {
   return isStdioServerConfig(config)
@@ -51,9 +98,9 @@ function eraKey(config: McpServerConfig): string {
     : JSON.stringify(["http", config.url]);
 }
 
-/** Forget every cached era verdict (a server was upgraded in place). */
+/** Forget this process's era verdicts (a server was upgraded in place). */
 export function forgetMcpEraVerdicts(): void {
-  eraVerdicts.clear();
+  processVerdicts.clear();
 }
 
 export interface McpMountLogger {
@@ -79,6 +126,8 @@ export interface McpServerConnectionOptions {
   /** Connect timeout and per-call timeout when the server's config sets no timeoutMs. Default 30 s. */
   defaultTimeoutMs?: number;
   onStatus?: (status: McpServerStatus) => void;
+  /** Where era verdicts are kept. Default: in this process. */
+  eraVerdicts?: McpEraVerdictStore;
 }
 
 const STDERR_LINES = 20;
@@ -221,12 +270,17 @@ export class McpServerConnection {
       : new StreamableHTTPClientTransport(url, { requestInit });
   }
 
-  async #connect(): Promise<void> {
+  async #connect(useVerdict = true): Promise<void> {
     const transport = this.#createTransport();
     // The old HTTP+SSE transport predates the 2026 revision: never probe it.
     const legacyOnly = !isStdioServerConfig(this.#config) && this.#config.type === "sse";
     const key = eraKey(this.#config);
-    const prior: PriorDiscovery | undefined = legacyOnly ? { kind: "legacy" } : eraVerdicts.get(key);
+    const verdicts = this.#options.eraVerdicts ?? processVerdicts;
+    const prior: PriorDiscovery | undefined = legacyOnly
+      ? { kind: "legacy" }
+      : useVerdict
+        ? verdicts.get(key)
+        : undefined;
     const client = new Client(this.#options.clientInfo ?? { name: "toolbridge", version: "0" }, {
       capabilities: {},
       versionNegotiation: { mode: "auto", probe: { timeoutMs: Math.min(this.#timeoutMs, 10_000) } },
@@ -239,16 +293,18 @@ export class McpServerConnection {
       const era = client.getProtocolEra() === "modern" ? "modern" : "legacy";
       const discover = client.getDiscoverResult();
       if (!legacyOnly)
-        eraVerdicts.set(
-          key,
-          era === "modern" && discover ? { kind: "modern", discover } : { kind: "legacy" },
-        );
+        verdicts.set(key, era === "modern" && discover ? { kind: "modern", discover } : { kind: "legacy" });
       this.#era = era;
       this.#eraCached = prior !== undefined;
       // 2026 servers send list_changed only on a stream the client opened for it.
       if (era === "modern") await client.listen({ toolsListChanged: true }).catch(() => {});
     } catch (error) {
       await client.close().catch(() => {});
+      if (prior && !legacyOnly && !this.#stopped) {
+        // The remembered era no longer works (the server changed): forget it and negotiate again.
+        verdicts.delete(key);
+        return this.#connect(false);
+      }
       throw error;
     }
     if (this.#stopped) {

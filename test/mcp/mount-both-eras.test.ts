@@ -1,10 +1,12 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { forgetMcpEraVerdicts } from "../../src/mcp/mcp-server-connection.js";
+import { fileEraVerdictStore, forgetMcpEraVerdicts } from "../../src/mcp/mcp-server-connection.js";
 import {
   type MountedMcpServers,
   mountMcpServers,
@@ -99,6 +101,46 @@ describe("mounting a 2025-era and a 2026-era server side by side", () => {
       );
     } finally {
       await second.mounted.close();
+    }
+  });
+
+  it("keeps verdicts in a file for the next process, and re-negotiates when a remembered era no longer works", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "toolbridge-eras-"));
+    try {
+      const file = path.join(dir, "mcp-eras.json");
+      const servers = {
+        legacy: { command: process.execPath, args: [EVERYTHING] },
+        modern: { command: process.execPath, args: [MODERN, "stdio"] },
+      };
+      const first = await mountMcpServers(new ToolRegistry(), parseMcpServersConfig(servers), {
+        eraVerdicts: fileEraVerdictStore(file),
+      });
+      await first.close();
+      const saved = JSON.parse(await readFile(file, "utf8")) as Record<string, { kind: string }>;
+      expect(
+        Object.values(saved)
+          .map((verdict) => verdict.kind)
+          .sort(),
+      ).toEqual(["legacy", "modern"]);
+
+      // A "new process" (a fresh store on the same file) whose remembered verdict for the modern server is wrong.
+      const modernKey = Object.keys(saved).find((key) => saved[key]?.kind === "modern") as string;
+      await writeFile(file, JSON.stringify({ ...saved, [modernKey]: { kind: "legacy" } }));
+      const registry = new ToolRegistry();
+      const second = await mountMcpServers(registry, parseMcpServersConfig(servers), {
+        eraVerdicts: fileEraVerdictStore(file),
+      });
+      try {
+        const status = await checkBothMounted(second, registry);
+        expect(status.legacy?.eraCached).toBe(true);
+        expect(status.modern?.eraCached).toBe(false);
+        const fixed = JSON.parse(await readFile(file, "utf8")) as Record<string, { kind: string }>;
+        expect(fixed[modernKey]?.kind).toBe("modern");
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 
