@@ -10,15 +10,27 @@ import { ToolExecutor } from "../../src/tools/tool-executor.js";
 import { createConformanceRegistry } from "../fixtures/mcp/conformance-registry.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const conformanceCli = path.join(
-  path.dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/conformance/package.json")),
-  "dist/index.js",
-);
+/**
+ * The suite lives in test/node22-tools (it needs Node 22+, and installing it with the project would make `npm ci` on
+ * Node 20 warn): `npm ci --prefix test/node22-tools`, as .ci/run's Node 24 leg does.
+ */
+function conformanceCliPath(): string | undefined {
+  try {
+    const tools = createRequire(path.join(here, "../node22-tools/package.json"));
+    return path.join(
+      path.dirname(tools.resolve("@modelcontextprotocol/conformance/package.json")),
+      "dist/index.js",
+    );
+  } catch {
+    return undefined;
+  }
+}
+const conformanceCli = conformanceCliPath() as string;
 
 /**
  * The conformance suite 0.2 needs Node 22+ (`fs.globSync`). On Node 20 it runs with the binary named by
  * TOOLBRIDGE_CONFORMANCE_NODE (`.ci/run` installs Node 24 from the npm registry for its second leg and runs this
- * file there); without one this file is skipped, saying why.
+ * file there); without one, or without test/node22-tools installed, this file is skipped, saying why.
  */
 function conformanceNode(): string | undefined {
   const candidates = [process.env.TOOLBRIDGE_CONFORMANCE_NODE, process.execPath].filter(
@@ -46,7 +58,7 @@ interface Check {
 
 let server: RunningServer;
 beforeAll(async () => {
-  if (!node) return;
+  if (!node || !conformanceCliPath()) return;
   const registry = createConformanceRegistry();
   server = await startServer({ registry, executor: new ToolExecutor(registry), port: 0 });
 });
@@ -98,39 +110,42 @@ async function runSuite(revision: string) {
 const failedChecks = (checks: Check[]) =>
   checks.filter((check) => check.status === "FAILURE").map((check) => `${check.id}: ${check.errorMessage}`);
 
-describe.skipIf(!node)("MCP conformance 0.2 against toolbridge's HTTP server (needs Node 22+)", () => {
-  it("2025-11-25: exits 0 with its baseline, which lists only resources, prompts and completion", async () => {
-    const { run, scenarios, listed } = await runSuite("2025-11-25");
-    expect(run.code, run.stdout.slice(-3000)).toBe(0);
-    expect(listed.filter((name) => !/^(resources-|prompts-|completion-)/.test(name))).toEqual([]);
-    for (const name of [
-      "server-initialize",
-      "ping",
-      "logging-set-level",
-      "tools-call-elicitation",
-      "tools-call-sampling",
-    ]) {
-      expect(failedChecks(scenarios.get(name) ?? [{ id: "missing", status: "FAILURE" }]), name).toEqual([]);
-    }
-  }, 300_000);
+describe.skipIf(!node || !conformanceCliPath())(
+  "MCP conformance 0.2 against toolbridge's HTTP server (needs Node 22+ and `npm ci --prefix test/node22-tools`)",
+  () => {
+    it("2025-11-25: exits 0 with its baseline, which lists only resources, prompts and completion", async () => {
+      const { run, scenarios, listed } = await runSuite("2025-11-25");
+      expect(run.code, run.stdout.slice(-3000)).toBe(0);
+      expect(listed.filter((name) => !/^(resources-|prompts-|completion-)/.test(name))).toEqual([]);
+      for (const name of [
+        "server-initialize",
+        "ping",
+        "logging-set-level",
+        "tools-call-elicitation",
+        "tools-call-sampling",
+      ]) {
+        expect(failedChecks(scenarios.get(name) ?? [{ id: "missing", status: "FAILURE" }]), name).toEqual([]);
+      }
+    }, 300_000);
 
-  it("2026-07-28: exits 0 with its baseline, which lists only resources, prompts, completion and their cache hints", async () => {
-    const { run, scenarios, listed } = await runSuite("2026-07-28");
-    expect(run.code, run.stdout.slice(-3000)).toBe(0);
-    // caching, sep-2164 and non-tool-request fail only on their prompts/resources parts (reasons in the file).
-    const offeredNot =
-      /^(resources-|prompts-|completion-|caching$|sep-2164-resource-not-found$|input-required-result-non-tool-request$)/;
-    expect(listed.filter((name) => !offeredNot.test(name))).toEqual([]);
-    for (const name of [
-      "server-stateless",
-      "tools-list",
-      "tools-call-simple-text",
-      "dns-rebinding-protection",
-    ]) {
-      expect(failedChecks(scenarios.get(name) ?? [{ id: "missing", status: "FAILURE" }]), name).toEqual([]);
-    }
-    // The tools/list cache hints pass even though the scenario fails on prompts/resources.
-    const caching = scenarios.get("caching") ?? [];
-    expect(failedChecks(caching).filter((line) => line.includes("tools-list"))).toEqual([]);
-  }, 300_000);
-});
+    it("2026-07-28: exits 0 with its baseline, which lists only resources, prompts, completion and their cache hints", async () => {
+      const { run, scenarios, listed } = await runSuite("2026-07-28");
+      expect(run.code, run.stdout.slice(-3000)).toBe(0);
+      // caching, sep-2164 and non-tool-request fail only on their prompts/resources parts (reasons in the file).
+      const offeredNot =
+        /^(resources-|prompts-|completion-|caching$|sep-2164-resource-not-found$|input-required-result-non-tool-request$)/;
+      expect(listed.filter((name) => !offeredNot.test(name))).toEqual([]);
+      for (const name of [
+        "server-stateless",
+        "tools-list",
+        "tools-call-simple-text",
+        "dns-rebinding-protection",
+      ]) {
+        expect(failedChecks(scenarios.get(name) ?? [{ id: "missing", status: "FAILURE" }]), name).toEqual([]);
+      }
+      // The tools/list cache hints pass even though the scenario fails on prompts/resources.
+      const caching = scenarios.get("caching") ?? [];
+      expect(failedChecks(caching).filter((line) => line.includes("tools-list"))).toEqual([]);
+    }, 300_000);
+  },
+);
