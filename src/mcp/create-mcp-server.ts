@@ -60,17 +60,12 @@ function packageVersion(): string {
   }
 }
 
-/** Marks a tool result that stands for "ask the client first" (see McpRequestContext.inputRequired). */
-const INPUT_REQUIRED = Symbol("toolbridge.inputRequired");
-type PendingInput = CallToolResult & {
-  [INPUT_REQUIRED]?: { spec: InputRequiredSpec["inputRequests"]; state: unknown };
-};
-
 /**
  * An MCP server (the SDK v2 low-level `Server`, so tools keep their plain JSON Schemas checked by our own validator
  * and an unknown tool is the JSON-RPC error -32602) that serves a ToolRegistry through a ToolExecutor. One instance
  * serves one 2026 request, one 2025 HTTP session or one stdio connection: build them with this function as the
- * factory, sharing `approvals`. Closing it unsubscribes from the registry.
+ * factory, sharing `approvals`. Registry changes reach clients through followRegistryChanges (the serving entries
+ * wire it).
  */
 export function createMcpServer(options: McpServerOptions, era: McpEra = "legacy"): Server {
   const { registry } = options;
@@ -185,10 +180,9 @@ export function createMcpServer(options: McpServerOptions, era: McpEra = "legacy
         requestState: state?.kind === "tool" ? state.data : undefined,
         log: (level, data, logger) => ctx.mcpReq.log(level, data, logger),
         inputRequired(spec) {
+          // Recorded here and answered as input_required once the tool returns; what it returns is a placeholder.
           pending = { spec: spec.inputRequests, state: spec.requestState };
-          const marker: PendingInput = { content: [] };
-          marker[INPUT_REQUIRED] = pending;
-          return marker;
+          return { content: [] };
         },
         ...(ctx.http?.closeSSE ? { closeSSEStream: ctx.http.closeSSE } : {}),
       };
