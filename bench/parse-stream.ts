@@ -28,7 +28,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type { LanguageModelV3Middleware, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { hermesProtocol as aiSdkHermesProtocol, hermesToolMiddleware } from "@ai-sdk-tool/parser";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import { type LanguageModelMiddleware, simulateReadableStream, wrapLanguageModel } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import type { ToolCallProtocol } from "../src/protocols/protocol.js";

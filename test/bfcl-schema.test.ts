@@ -4,7 +4,7 @@
  * function's schema, except the entries that data/bfcl/known_issues.json lists — and those only when
  * they fail on the param and for the reason it gives.
  */
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import { Ajv, type ErrorObject } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";

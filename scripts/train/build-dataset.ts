@@ -1,4 +1,4 @@
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import type { AgentMessage } from "../../src/core/agent-message.js";
 import { createRandom } from "../../src/models/gguf/make-test-model.js";
 import { resultToText } from "../../src/protocols/core/render-helpers.js";

@@ -1,4 +1,4 @@
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import type { AgentMessage } from "../../src/core/agent-message.js";
 import { ChatTemplate } from "../../src/models/chat-template/chat-template.js";
 import { renderCompletionPrompt } from "../../src/models/completions/render-completion-prompt.js";

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import type { ApprovalPolicy } from "../tools/approval-policy.js";
 import { defineTool } from "../tools/define-tool.js";
 import type { AnyToolDefinition } from "../tools/tool-definition.js";
 import { ToolExecutor } from "../tools/tool-executor.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
-import type { ApprovalPolicy } from "./approval-policy.js";
 import { type ClassifyCallsInput, classifyCalls, settlesAtOnce } from "./classify-calls.js";
 import type { CollectedCall } from "./collect-model-turn.js";
 

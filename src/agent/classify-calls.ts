@@ -1,9 +1,9 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { ApprovalRecord, AuditEntry, NewToolCall } from "../store/store.js";
+import type { ApprovalPolicy } from "../tools/approval-policy.js";
 import { ToolNotFoundError } from "../tools/errors.js";
 import { errorResult } from "../tools/normalize-tool-result.js";
 import type { AnyToolDefinition } from "../tools/tool-definition.js";
-import type { ApprovalPolicy } from "./approval-policy.js";
 import type { CollectedCall } from "./collect-model-turn.js";
 import type { AgentEventBody, PendingCall } from "./events.js";
 

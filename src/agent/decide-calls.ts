@@ -1,4 +1,4 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { CallDecision, ToolCallRecord } from "../store/store.js";
 import { errorResult } from "../tools/normalize-tool-result.js";
 import type { AnyToolDefinition } from "../tools/tool-definition.js";

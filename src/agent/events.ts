@@ -1,4 +1,4 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { ModelFinishReason, ModelUsage } from "../core/language-model.js";
 import type { RunStatus, StopReason } from "../store/store.js";
 

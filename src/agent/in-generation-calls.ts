@@ -1,6 +1,6 @@
 import type { ExecuteCallOutcome, ModelCallRequest } from "../core/language-model.js";
+import { resolveApprovalPolicy } from "../tools/approval-policy.js";
 import type { AnyToolDefinition } from "../tools/tool-definition.js";
-import { resolveApprovalPolicy } from "./approval-policy.js";
 import { classifyCalls, settlesAtOnce } from "./classify-calls.js";
 import type { CollectedCall, CollectedTurn } from "./collect-model-turn.js";
 import { completeStep } from "./complete-step.js";

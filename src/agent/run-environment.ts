@@ -1,10 +1,10 @@
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import type { LanguageModel, ToolChoice } from "../core/language-model.js";
 import type { RunStore } from "../store/store.js";
+import type { ApprovalPolicyConfig } from "../tools/approval-policy.js";
 import type { Redactor } from "../tools/redact-secrets.js";
 import type { AnyToolDefinition } from "../tools/tool-definition.js";
 import type { ToolExecutor } from "../tools/tool-executor.js";
-import type { ApprovalPolicyConfig } from "./approval-policy.js";
 import type { AgentEventBody } from "./events.js";
 
 /** What the parts of a run need from the Agent that drives it: built once per agent, read-only. */

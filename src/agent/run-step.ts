@@ -1,5 +1,5 @@
 import type { AssistantMessage } from "../core/agent-message.js";
-import { resolveApprovalPolicy } from "./approval-policy.js";
+import { resolveApprovalPolicy } from "../tools/approval-policy.js";
 import { classifyCalls } from "./classify-calls.js";
 import { type CollectedTurn, collectModelTurn } from "./collect-model-turn.js";
 import { completeStep, type StepOutcome } from "./complete-step.js";

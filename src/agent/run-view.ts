@@ -1,4 +1,4 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { RunRecord, RunStatus, RunStore, StopReason, ToolCallRecord } from "../store/store.js";
 import { RunNotFoundError } from "./agent-errors.js";
 import type { PendingCall } from "./events.js";

@@ -1,7 +1,9 @@
+import path from "node:path";
 import type { ToolbridgeConfig } from "../config/config-schema.js";
 import { loadConfig } from "../config/load-config.js";
-import type { McpMountLogger } from "../mcp/mcp-server-connection.js";
+import { fileEraVerdictStore, type McpMountLogger } from "../mcp/mcp-server-connection.js";
 import { type MountedMcpServers, mountMcpServers } from "../mcp/mount-mcp-servers.js";
+import { defaultDataDir } from "../store/default-db-path.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
 import { ToolExecutor } from "../tools/tool-executor.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
@@ -55,8 +57,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const executor = new ToolExecutor(registry, executorOptions);
 
   // A server that fails to start is reported through the logger and leaves the others (and the built-ins) working.
+  // Each mounted server's protocol era is remembered between runs, so only the first start pays the era probe.
   const mcpServers = await mountMcpServers(registry, config.mcpServers ?? {}, {
     logger: options.mcpLogger ?? defaultMcpLogger,
+    eraVerdicts: fileEraVerdictStore(path.join(defaultDataDir(), "mcp-eras.json")),
   });
   const closers: Array<() => Promise<void> | void> = [() => mcpServers.close()];
   let closed = false;

@@ -42,6 +42,27 @@ export const webSearchConfigSchema = z.discriminatedUnion("provider", [
   }),
 ]);
 
+/** How `toolbridge mcp` and `serve` treat tools that need a person's approval (see README "MCP approvals"). */
+export const mcpServeConfigSchema = z.strictObject({
+  /**
+   * The connecting MCP clients ask their user before every tool call themselves (as desktop clients do), so tools
+   * whose policy is `ask` run without an elicitation round. Env: TOOLBRIDGE_MCP_CLIENT_ASKS_USER=1.
+   */
+  clientAsksUser: z.boolean().optional(),
+  /** Policy per tool name over MCP: `always` runs, `ask` needs a person's decision, `never` is not offered. */
+  approvals: z.record(z.string().min(1), z.enum(["always", "ask", "never"])).optional(),
+  /**
+   * HMAC key for approval state (32+ characters). Instances sharing it and the database finish each other's approval
+   * rounds. Env: TOOLBRIDGE_MCP_SIGNING_KEY. Default: generated once and kept in the database.
+   */
+  signingKey: z
+    .string()
+    .min(32, "signingKey must be at least 32 characters (use a random string)")
+    .optional(),
+  /** How long an approval question stays answerable, in seconds. Default 600. */
+  approvalTtlSeconds: z.number().int().min(10).max(86_400).optional(),
+});
+
 export const configSchema = z.strictObject({
   $schema: z.string().optional(),
   filesystem: filesystemConfigSchema.optional(),
@@ -53,6 +74,8 @@ export const configSchema = z.strictObject({
   mcpServers: mcpServersSchema.optional(),
   /** The model `run` and `chat` use unless a flag or environment variable names another (see model-config-schema). */
   model: modelConfigSchema.optional(),
+  /** Serving tools over MCP (`toolbridge mcp`, `serve`): approvals and their signing key. */
+  mcp: mcpServeConfigSchema.optional(),
 });
 
 export type ToolbridgeConfig = z.output<typeof configSchema>;

@@ -1,4 +1,4 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 
 /** A tool call as the model made it. `arguments` is what the model sent, parsed; validation happens later. */
 export interface AgentToolCall {

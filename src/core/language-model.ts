@@ -1,4 +1,4 @@
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import type { AgentMessage } from "./agent-message.js";
 
 /** auto: the model decides; required: it must call some tool; none: it must not; { name }: it must call that tool. */

@@ -12,7 +12,8 @@ import { z } from "zod";
 import { defineTool } from "../tools/define-tool.js";
 import { ToolExecutor } from "../tools/tool-executor.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
-import { createMcpServer } from "./create-mcp-server.js";
+import { createMcpServer, followRegistryChanges } from "./create-mcp-server.js";
+import { McpApprovals } from "./mcp-approvals.js";
 import { currentMcpRequest } from "./mcp-request-context.js";
 
 const closers: Array<() => Promise<void>> = [];
@@ -29,12 +30,21 @@ function makeTool(name: string) {
   });
 }
 
-async function connect(registry: ToolRegistry) {
-  const server = createMcpServer({ registry, executor: new ToolExecutor(registry) });
+async function connect(registry: ToolRegistry, approvals?: McpApprovals) {
+  const server = createMcpServer({
+    registry,
+    executor: new ToolExecutor(registry),
+    ...(approvals ? { approvals } : {}),
+  });
   const client = new Client({ name: "test", version: "1" });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await Promise.all([server.connect(serverTransport), client.connect(clientTransport)]);
+  const unsubscribe = followRegistryChanges(
+    registry,
+    () => void server.sendToolListChanged().catch(() => {}),
+  );
   closers.push(async () => {
+    unsubscribe();
     await client.close();
     await server.close();
   });
@@ -74,6 +84,44 @@ describe("createMcpServer", () => {
       ErrorCode.InvalidParams,
       /Invalid cursor/,
     );
+  });
+
+  it("never offers a `never` tool: not listed, and calling it is an unknown tool", async () => {
+    const registry = new ToolRegistry();
+    registry.registerAll([makeTool("echo"), makeTool("hidden")]);
+    const client = await connect(registry, new McpApprovals({ policies: { hidden: "never" } }));
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["echo"]);
+    await expectMcpError(
+      client.callTool({ name: "hidden", arguments: { text: "x" } }),
+      ErrorCode.InvalidParams,
+      /Unknown tool "hidden"/,
+    );
+  });
+
+  it("runs an `ask` tool for a client without elicitation only when the config says the client asks its user", async () => {
+    const registry = new ToolRegistry();
+    let runs = 0;
+    registry.register(
+      defineTool({
+        name: "gated",
+        description: "needs approval",
+        inputSchema: z.object({}),
+        requiresApproval: true,
+        handler: () => {
+          runs++;
+          return "ran";
+        },
+      }),
+    );
+    const refused = await (await connect(registry)).callTool({ name: "gated", arguments: {} });
+    expect(refused.isError).toBe(true);
+    expect(JSON.stringify(refused.content)).toMatch(/Nothing ran.*clientAsksUser/);
+    expect(runs).toBe(0);
+    const trusted = await connect(registry, new McpApprovals({ clientAsksUser: true }));
+    expect(JSON.stringify((await trusted.callTool({ name: "gated", arguments: {} })).content)).toContain(
+      "ran",
+    );
+    expect(runs).toBe(1);
   });
 
   it("answers an unknown tool with JSON-RPC -32602 and bad arguments with a model-readable isError result", async () => {

@@ -1,36 +1,55 @@
 import { readFileSync } from "node:fs";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
-  CallToolRequestSchema,
   type CallToolResult,
-  ErrorCode,
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  type ClientCapabilities,
   type Implementation,
-  ListToolsRequestSchema,
+  type InputRequiredResult,
+  type InputRequiredSpec,
+  inputRequired,
+  inputResponse,
   type ListToolsResult,
-  type LoggingLevel,
-  LoggingLevelSchema,
-  McpError,
-  type ProgressNotification,
-  SetLevelRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 import { InvalidCursorError, ToolNotFoundError } from "../tools/errors.js";
+import { errorResult } from "../tools/normalize-tool-result.js";
 import { ToolExecutor } from "../tools/tool-executor.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
-import { type McpRequestContext, mcpRequestStorage } from "./mcp-request-context.js";
+import {
+  approvalQuestion,
+  argumentsHash as argumentsHashOf,
+  McpApprovals,
+  type McpStatePayload,
+  noElicitationMessage,
+} from "./mcp-approvals.js";
+import { type McpEra, type McpRequestContext, mcpRequestStorage } from "./mcp-request-context.js";
 
 export interface McpServerOptions {
   registry: ToolRegistry;
   /** Runs the calls; defaults to a ToolExecutor with default limits over `registry`. */
   executor?: ToolExecutor;
-  /** Name and version announced in `initialize`. Defaults to toolbridge and the package version. */
+  /** Name and version announced to clients. Defaults to toolbridge and the package version. */
   serverInfo?: Implementation;
   /** Text a client may show its model about how to use this server. */
   instructions?: string;
-  /** Who the calls are made for (per-user cooldowns and rate limits). Default: the session id, or "mcp". */
-  userId?: (session: { sessionId: string | undefined }) => string;
+  /**
+   * Approval policies, signing key and ledger. Share one McpApprovals between every instance of an endpoint: a 2026
+   * retry may reach another instance (or another process on the same database).
+   */
+  approvals?: McpApprovals;
+  /**
+   * Who the calls are made for (cooldowns, rate limits, the caller bound into approval state). Default: the
+   * client's stated name, prefixed by `transport`.
+   */
+  userId?: (request: { clientInfo: Implementation | undefined; sessionId: string | undefined }) => string;
 }
 
-const LEVELS = LoggingLevelSchema.options;
+/** Cache hint for tools/list on 2026: short, because policies and enabled flags can change (list_changed follows). */
+export const TOOLS_LIST_TTL_MS = 5_000;
 
 function packageVersion(): string {
   try {
@@ -42,110 +61,186 @@ function packageVersion(): string {
 }
 
 /**
- * An MCP server (the SDK's low-level `Server`, so that an unknown tool is the JSON-RPC error -32602 the spec asks for
- * rather than an `isError` result) that serves a ToolRegistry through a ToolExecutor. One instance serves one
- * connection: create one per stdio process or per Streamable HTTP session. Closing it unsubscribes from the registry.
+ * An MCP server (the SDK v2 low-level `Server`, so tools keep their plain JSON Schemas checked by our own validator
+ * and an unknown tool is the JSON-RPC error -32602) that serves a ToolRegistry through a ToolExecutor. One instance
+ * serves one 2026 request, one 2025 HTTP session or one stdio connection: build them with this function as the
+ * factory, sharing `approvals`. Registry changes reach clients through followRegistryChanges (the serving entries
+ * wire it).
  */
-export function createMcpServer(options: McpServerOptions): Server {
+export function createMcpServer(options: McpServerOptions, era: McpEra = "legacy"): Server {
   const { registry } = options;
   const executor = options.executor ?? new ToolExecutor(registry);
+  const approvals = options.approvals ?? new McpApprovals();
   const server = new Server(options.serverInfo ?? { name: "toolbridge", version: packageVersion() }, {
     capabilities: { tools: { listChanged: true }, logging: {} },
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+    cacheHints: { "tools/list": { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "public" } },
+    // Runs before any handler: a tampered or expired state is -32602 "Invalid or expired requestState".
+    requestState: { verify: (state, ctx) => approvals.codec.verify(state, ctx) },
   });
 
-  // Until the client sets a level, everything is sent (the spec leaves the default to the server).
-  let minimumLevel: LoggingLevel = "debug";
-  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
-    minimumLevel = request.params.level;
-    return {};
-  });
-
-  server.setRequestHandler(ListToolsRequestSchema, async (request): Promise<ListToolsResult> => {
+  server.setRequestHandler("tools/list", async (request): Promise<ListToolsResult> => {
     try {
       const cursor = request.params?.cursor;
       const page = registry.list(cursor === undefined ? {} : { cursor });
-      return page.nextCursor === undefined
-        ? { tools: page.tools }
-        : { tools: page.tools, nextCursor: page.nextCursor };
+      const tools = page.tools.filter((tool) => {
+        const definition = registry.get(tool.name);
+        return definition === undefined || approvals.offered(definition);
+      });
+      return page.nextCursor === undefined ? { tools } : { tools, nextCursor: page.nextCursor };
     } catch (error) {
-      if (error instanceof InvalidCursorError) throw new McpError(ErrorCode.InvalidParams, error.message);
+      if (error instanceof InvalidCursorError)
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
       throw error;
     }
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const { name } = request.params;
-    if (!registry.has(name)) {
-      throw new McpError(ErrorCode.InvalidParams, new ToolNotFoundError(name, registry.names()).message);
-    }
-    const relatedRequestId = extra.requestId;
-    const context: McpRequestContext = {
-      requestId: extra.requestId,
-      sessionId: extra.sessionId,
-      clientCapabilities: server.getClientCapabilities(),
-      async log(level, data, logger) {
-        if (LEVELS.indexOf(level) < LEVELS.indexOf(minimumLevel)) return;
-        await extra.sendNotification({
-          method: "notifications/message",
-          params: logger === undefined ? { level, data } : { level, data, logger },
-        });
-      },
-      createMessage: (params) => server.createMessage(params, { relatedRequestId, signal: extra.signal }),
-      elicitInput: (params) => server.elicitInput(params, { relatedRequestId, signal: extra.signal }),
-      ...(extra.closeSSEStream ? { closeSSEStream: extra.closeSSEStream } : {}),
-    };
+  const clientOf = (ctx: ServerContext) => {
+    // 2026: the validated envelope (the SDK moves the reserved keys there); 2025: what `initialize` declared.
+    const meta = { ...ctx.mcpReq._meta, ...ctx.mcpReq.envelope } as Record<string, unknown>;
+    const capabilities =
+      (meta[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ??
+      server.getClientCapabilities();
+    const info = (meta[CLIENT_INFO_META_KEY] as Implementation | undefined) ?? server.getClientVersion();
+    return { capabilities, info };
+  };
 
-    const progressToken = extra._meta?.progressToken;
-    let progressSent: Promise<void> = Promise.resolve();
-    const onProgress =
-      progressToken === undefined
-        ? undefined
-        : (update: { progress: number; total?: number; message?: string }) => {
-            const notification: ProgressNotification = {
-              method: "notifications/progress",
-              params: { progressToken, ...update },
+  server.setRequestHandler(
+    "tools/call",
+    async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
+      const { name } = request.params;
+      const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+      const definition = registry.get(name);
+      if (!definition || !approvals.offered(definition)) {
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          new ToolNotFoundError(name, registry.names()).message,
+        );
+      }
+      const client = clientOf(ctx);
+      const caller =
+        ctx.http?.authInfo?.clientId ??
+        options.userId?.({ clientInfo: client.info, sessionId: ctx.sessionId }) ??
+        `client:${client.info?.name ?? "unknown"}`;
+
+      // The state was verified (signature, expiry) before this handler ran; here it must also be this very call's.
+      const state = ctx.mcpReq.requestState<McpStatePayload>();
+      if (state !== undefined) {
+        if (
+          typeof state !== "object" ||
+          state.tool !== name ||
+          state.args !== argumentsHashOf(args) ||
+          state.caller !== caller
+        ) {
+          throw new ProtocolError(
+            ProtocolErrorCode.InvalidParams,
+            "This requestState belongs to another call (other tool, arguments or caller); nothing ran. Call the tool again without it.",
+          );
+        }
+      }
+
+      if (approvals.policy(definition, args) === "ask" && !approvals.clientAsksUser) {
+        const ask = async () => {
+          if (!client.capabilities?.elicitation) return errorResult(noElicitationMessage(name));
+          return inputRequired({
+            inputRequests: {
+              approval: inputRequired.elicit({
+                message: approvalQuestion(name, args),
+                requestedSchema: { type: "object", properties: {} },
+              }),
+            },
+            requestState: await approvals.codec.mint(approvals.payload("approval", name, args, caller)),
+          });
+        };
+        if (state?.kind !== "approval") return ask();
+        const answer = inputResponse(ctx.mcpReq.inputResponses, "approval");
+        // No answer to our question yet (the spec says: ask again rather than fail).
+        if (answer.kind !== "elicit") return ask();
+        if (!approvals.ledger.consume(state.id, state.expiresAt)) {
+          return errorResult(
+            `This approval of "${name}" was already used; nothing ran. Call the tool again to be asked again.`,
+          );
+        }
+        if (answer.action !== "accept") {
+          return errorResult(
+            `The person ${answer.action === "decline" ? "declined" : "cancelled"} running "${name}"; nothing ran. Do not retry unless they ask for it.`,
+          );
+        }
+      }
+
+      let pending: { spec: InputRequiredSpec["inputRequests"]; state: unknown } | undefined;
+      const context: McpRequestContext = {
+        requestId: ctx.mcpReq.id,
+        sessionId: ctx.sessionId,
+        era,
+        clientCapabilities: client.capabilities,
+        clientInfo: client.info,
+        // The tool's own answers (untrusted client data, as the spec says); approval answers are ours, not the tool's.
+        inputResponses: state?.kind === "approval" ? undefined : ctx.mcpReq.inputResponses,
+        requestState: state?.kind === "tool" ? state.data : undefined,
+        log: (level, data, logger) => ctx.mcpReq.log(level, data, logger),
+        inputRequired(spec) {
+          // Recorded here and answered as input_required once the tool returns; what it returns is a placeholder.
+          pending = { spec: spec.inputRequests, state: spec.requestState };
+          return { content: [] };
+        },
+        ...(ctx.http?.closeSSE ? { closeSSEStream: ctx.http.closeSSE } : {}),
+      };
+
+      const progressToken = ctx.mcpReq._meta?.progressToken;
+      let progressSent: Promise<void> = Promise.resolve();
+      const onProgress =
+        progressToken === undefined
+          ? undefined
+          : (update: { progress: number; total?: number; message?: string }) => {
+              // A progress message that cannot be delivered (client gone) must not fail the call.
+              progressSent = ctx.mcpReq
+                .notify({ method: "notifications/progress", params: { progressToken, ...update } })
+                .catch(() => {});
             };
-            // A progress message that cannot be delivered (client gone) must not fail the call.
-            progressSent = extra.sendNotification(notification).catch(() => {});
-          };
 
-    try {
-      const outcome = await mcpRequestStorage.run(context, () =>
-        executor.execute(
-          { name, arguments: request.params.arguments ?? {}, callId: String(extra.requestId) },
-          {
-            signal: extra.signal,
-            userId: options.userId?.({ sessionId: extra.sessionId }) ?? extra.sessionId ?? "mcp",
-            ...(onProgress ? { onProgress } : {}),
-          },
-        ),
-      );
-      // Progress sent after the response would be dropped by the client: let the last one go out first.
-      await progressSent;
-      return outcome.result;
-    } catch (error) {
-      // The tool vanished between the check above and the call (a mounted server went away).
-      if (error instanceof ToolNotFoundError) throw new McpError(ErrorCode.InvalidParams, error.message);
-      throw error;
-    }
-  });
+      try {
+        const outcome = await mcpRequestStorage.run(context, () =>
+          executor.execute(
+            { name, arguments: args, callId: String(ctx.mcpReq.id) },
+            { signal: ctx.mcpReq.signal, userId: caller, ...(onProgress ? { onProgress } : {}) },
+          ),
+        );
+        // Progress sent after the response would be dropped by the client: let the last one go out first.
+        await progressSent;
+        if (pending) {
+          const spec: InputRequiredSpec = {};
+          if (pending.spec) spec.inputRequests = pending.spec;
+          spec.requestState = await approvals.codec.mint(
+            approvals.payload("tool", name, args, caller, pending.state),
+          );
+          return inputRequired(spec);
+        }
+        return server.projectCallToolResult(outcome.result, definition.tool.outputSchema);
+      } catch (error) {
+        // The tool vanished between the check above and the call (a mounted server went away).
+        if (error instanceof ToolNotFoundError)
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
+        throw error;
+      }
+    },
+  );
 
-  // Registry changes arrive in bursts (a mounted server brings many tools at once): one notification per burst.
+  return server;
+}
+
+/**
+ * Send `list_changed` to a 2025 connection's server once per burst of registry changes (a mounted server brings many
+ * tools at once). Returns the unsubscribe function.
+ */
+export function followRegistryChanges(registry: ToolRegistry, notify: () => void): () => void {
   let pending = false;
-  const unsubscribe = registry.onChange(() => {
+  return registry.onChange(() => {
     if (pending) return;
     pending = true;
     setImmediate(() => {
       pending = false;
-      if (!server.transport || server.getClientCapabilities() === undefined) return;
-      server.sendToolListChanged().catch(() => {});
+      notify();
     });
   });
-  const previousOnClose = server.onclose;
-  server.onclose = () => {
-    unsubscribe();
-    previousOnClose?.();
-  };
-  return server;
 }

@@ -15,5 +15,6 @@ export function stderrMountLogger(verbose: boolean): McpMountLogger {
 export function describeMcpServerStatus(status: McpServerStatus): string {
   const tools = status.state === "ready" ? `, ${status.toolCount} tool(s)` : "";
   const pid = status.pid ? `, pid ${status.pid}` : "";
-  return `MCP server "${status.name}" (${status.transport}): ${status.state}${tools}${pid}`;
+  const era = status.era ? `, protocol ${status.era === "modern" ? "2026-07-28" : "2025"}` : "";
+  return `MCP server "${status.name}" (${status.transport}): ${status.state}${tools}${era}${pid}`;
 }

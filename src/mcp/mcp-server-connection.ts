@@ -1,14 +1,15 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import {
-  CallToolResultSchema,
+  Client,
   type Implementation,
+  type PriorDiscovery,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
   type Tool,
-  ToolListChangedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+  type Transport,
+} from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { toolDefinitionFromMcpTool } from "../tools/define-tool.js";
 import { DuplicateToolError } from "../tools/errors.js";
 import { errorResult } from "../tools/normalize-tool-result.js";
@@ -32,8 +33,74 @@ export interface McpServerStatus {
   pid?: number;
   /** How often the server was restarted after it went away. */
   restarts: number;
-  /** What the server said it is in `initialize`. */
+  /** What the server said it is (`initialize` or `server/discover`). */
   serverInfo?: Implementation;
+  /** The protocol era negotiated: `modern` (2026-07-28) or `legacy` (2025). */
+  era?: "legacy" | "modern";
+  /** Whether the last connect skipped the era probe because the verdict was already known. */
+  eraCached?: boolean;
+}
+
+/**
+ * Where era verdicts are kept, per server (its command line or URL): the `server/discover` probe costs a second spawn on
+ * stdio, so only the first connect to a server pays it; restarts and later mounts (later processes too, with a file
+ * store) reuse the verdict. A verdict that no longer works (the server was upgraded) is dropped and probed again.
+ */
+export interface McpEraVerdictStore {
+  get(key: string): PriorDiscovery | undefined;
+  set(key: string, verdict: PriorDiscovery): void;
+  delete(key: string): void;
+}
+
+/** This process's verdicts: the default store. */
+const processVerdicts = new Map<string, PriorDiscovery>();
+
+/** Verdicts kept in a JSON file, for the next process. A missing or unreadable file is an empty cache. */
+export function fileEraVerdictStore(file: string): McpEraVerdictStore {
+  let cache: Record<string, PriorDiscovery> | undefined;
+  const load = () => {
+    if (cache) return cache;
+    try {
+      cache = JSON.parse(readFileSync(file, "utf8")) as Record<string, PriorDiscovery>;
+    } catch {
+      cache = {};
+    }
+    return cache;
+  };
+  const save = () => {
+    try {
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, `${JSON.stringify(cache)}\n`);
+    } catch {
+      // Only a cache: the next start probes again.
+    }
+  };
+  return {
+    get: (key) => load()[key],
+    set(key, verdict) {
+      const current = load();
+      if (JSON.stringify(current[key]) === JSON.stringify(verdict)) return;
+      current[key] = verdict;
+      save();
+    },
+    delete(key) {
+      const current = load();
+      if (!(key in current)) return;
+      delete current[key];
+      save();
+    },
+  };
+}
+
+function eraKey(config: McpServerConfig): string {
+  return isStdioServerConfig(config)
+    ? JSON.stringify(["stdio", config.command, config.args ?? [], config.cwd ?? "", config.env ?? {}])
+    : JSON.stringify(["http", config.url]);
+}
+
+/** Forget this process's era verdicts (a server was upgraded in place). */
+export function forgetMcpEraVerdicts(): void {
+  processVerdicts.clear();
 }
 
 export interface McpMountLogger {
@@ -59,6 +126,8 @@ export interface McpServerConnectionOptions {
   /** Connect timeout and per-call timeout when the server's config sets no timeoutMs. Default 30 s. */
   defaultTimeoutMs?: number;
   onStatus?: (status: McpServerStatus) => void;
+  /** Where era verdicts are kept. Default: in this process. */
+  eraVerdicts?: McpEraVerdictStore;
 }
 
 const STDERR_LINES = 20;
@@ -82,6 +151,8 @@ export class McpServerConnection {
   #retryTimer: NodeJS.Timeout | undefined;
   #stopped = false;
   #serverInfo: Implementation | undefined;
+  #era: "legacy" | "modern" | undefined;
+  #eraCached = false;
   /** Registry name → the server's own tool object. */
   readonly #mounted = new Map<string, Tool>();
   #stderrTail: string[] = [];
@@ -126,6 +197,10 @@ export class McpServerConnection {
     const pid = this.#transport instanceof StdioClientTransport ? this.#transport.pid : null;
     if (pid !== null && pid !== undefined && this.#state === "ready") status.pid = pid;
     if (this.#serverInfo) status.serverInfo = this.#serverInfo;
+    if (this.#era) {
+      status.era = this.#era;
+      status.eraCached = this.#eraCached;
+    }
     return status;
   }
 
@@ -195,18 +270,41 @@ export class McpServerConnection {
       : new StreamableHTTPClientTransport(url, { requestInit });
   }
 
-  async #connect(): Promise<void> {
+  async #connect(useVerdict = true): Promise<void> {
     const transport = this.#createTransport();
+    // The old HTTP+SSE transport predates the 2026 revision: never probe it.
+    const legacyOnly = !isStdioServerConfig(this.#config) && this.#config.type === "sse";
+    const key = eraKey(this.#config);
+    const verdicts = this.#options.eraVerdicts ?? processVerdicts;
+    const prior: PriorDiscovery | undefined = legacyOnly
+      ? { kind: "legacy" }
+      : useVerdict
+        ? verdicts.get(key)
+        : undefined;
     const client = new Client(this.#options.clientInfo ?? { name: "toolbridge", version: "0" }, {
       capabilities: {},
+      versionNegotiation: { mode: "auto", probe: { timeoutMs: Math.min(this.#timeoutMs, 10_000) } },
     });
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    client.setNotificationHandler("notifications/tools/list_changed", () => {
       if (this.#client === client) this.#queueSync(client);
     });
     try {
-      await client.connect(transport, { timeout: this.#timeoutMs });
+      await client.connect(transport, { timeout: this.#timeoutMs, ...(prior ? { prior } : {}) });
+      const era = client.getProtocolEra() === "modern" ? "modern" : "legacy";
+      const discover = client.getDiscoverResult();
+      if (!legacyOnly)
+        verdicts.set(key, era === "modern" && discover ? { kind: "modern", discover } : { kind: "legacy" });
+      this.#era = era;
+      this.#eraCached = prior !== undefined;
+      // 2026 servers send list_changed only on a stream the client opened for it.
+      if (era === "modern") await client.listen({ toolsListChanged: true }).catch(() => {});
     } catch (error) {
       await client.close().catch(() => {});
+      if (prior && !legacyOnly && !this.#stopped) {
+        // The remembered era no longer works (the server changed): forget it and negotiate again.
+        verdicts.delete(key);
+        return this.#connect(false);
+      }
       throw error;
     }
     if (this.#stopped) {
@@ -300,7 +398,8 @@ export class McpServerConnection {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < 1000; page++) {
-      const result = await client.listTools(cursor === undefined ? {} : { cursor }, {
+      // An explicit cursor keeps listTools to one page (without one, v2 walks every page itself).
+      const result = await client.listTools(cursor === undefined ? undefined : { cursor }, {
         timeout: this.#timeoutMs,
       });
       tools.push(...result.tools);
@@ -361,15 +460,19 @@ export class McpServerConnection {
     const client = this.#client;
     if (!client)
       return errorResult(`MCP server "${this.name}" is not connected (${this.#state}); try again shortly.`);
-    const result = await client.callTool({ name: remoteName, arguments: args }, CallToolResultSchema, {
-      signal: context.signal,
-      timeout: this.#timeoutMs,
-      resetTimeoutOnProgress: true,
-      onprogress: (progress) => context.reportProgress(progress.progress, progress.total, progress.message),
-    });
+    const result = await client.callTool(
+      { name: remoteName, arguments: args },
+      {
+        signal: context.signal,
+        timeout: this.#timeoutMs,
+        resetTimeoutOnProgress: true,
+        onprogress: (progress) => context.reportProgress(progress.progress, progress.total, progress.message),
+      },
+    );
     // Servers speaking the 2024-10-07 protocol answer `{toolResult}`; wrap it so callers always get content.
     if (!Array.isArray((result as { content?: unknown }).content)) {
-      return { content: [{ type: "text" as const, text: JSON.stringify(result.toolResult ?? result) }] };
+      const legacy = (result as { toolResult?: unknown }).toolResult;
+      return { content: [{ type: "text" as const, text: JSON.stringify(legacy ?? result) }] };
     }
     return result;
   }

@@ -1,7 +1,8 @@
-import type { Implementation } from "@modelcontextprotocol/sdk/types.js";
+import type { Implementation } from "@modelcontextprotocol/server";
 import { ToolbridgeError } from "../core/toolbridge-error.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
 import {
+  type McpEraVerdictStore,
   type McpMountLogger,
   McpServerConnection,
   type McpServerStatus,
@@ -19,6 +20,8 @@ export interface MountMcpServersOptions {
   restart?: RestartPolicy;
   /** Connect and call timeout for servers whose config sets no timeoutMs. Default 30 s. */
   defaultTimeoutMs?: number;
+  /** Where each server's protocol era is remembered (see fileEraVerdictStore). Default: this process only. */
+  eraVerdicts?: McpEraVerdictStore;
 }
 
 export interface MountedMcpServers {
@@ -79,6 +82,7 @@ export async function mountMcpServers(
         ...(options.clientInfo ? { clientInfo: options.clientInfo } : {}),
         ...(options.restart ? { restart: options.restart } : {}),
         ...(options.defaultTimeoutMs ? { defaultTimeoutMs: options.defaultTimeoutMs } : {}),
+        ...(options.eraVerdicts ? { eraVerdicts: options.eraVerdicts } : {}),
       }),
     );
   }

@@ -1,4 +1,4 @@
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import type { ToolCallProtocol } from "./protocol.js";
 import type { RenderCatalogueOptions } from "./types.js";
 

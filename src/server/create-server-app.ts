@@ -1,5 +1,7 @@
+import { createHash } from "node:crypto";
 import { Hono } from "hono";
-import { createMcpServer, type McpServerOptions } from "../mcp/create-mcp-server.js";
+import { createMcpServer, followRegistryChanges, type McpServerOptions } from "../mcp/create-mcp-server.js";
+import { McpApprovals } from "../mcp/mcp-approvals.js";
 import { createMcpHttpHandler, type McpHttpHandler } from "../mcp/mcp-http-handler.js";
 import type { ToolExecutor } from "../tools/tool-executor.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
@@ -57,20 +59,37 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   app.get("/healthz", (c) => c.json({ ok: true }));
 
   let mcp: McpHttpHandler | undefined;
+  let unsubscribe: (() => void) | undefined;
   if (options.mcp !== false) {
     const mcpOptions = options.mcp ?? {};
+    // One set of approval settings (signing key, ledger) for every per-request server: a retry lands on a new one.
+    const approvals = mcpOptions.approvals ?? new McpApprovals();
     const handler = createMcpHttpHandler({
-      createServer: () =>
-        createMcpServer({ ...mcpOptions, registry: options.registry, executor: options.executor }),
+      createServer: (era) =>
+        createMcpServer(
+          { ...mcpOptions, approvals, registry: options.registry, executor: options.executor },
+          era,
+        ),
+      maxRequestBodySize: maxBodyBytes,
     });
     mcp = handler;
-    app.all("/mcp", (c) => handler.handle(c.req.raw));
+    unsubscribe = followRegistryChanges(options.registry, () => handler.toolsChanged());
+    // With a token, the caller is the token (hashed: cooldowns and approval state are keyed by it, never the secret).
+    const authInfo = options.token
+      ? {
+          token: "",
+          clientId: `token:${createHash("sha256").update(options.token).digest("base64url").slice(0, 16)}`,
+          scopes: [],
+        }
+      : undefined;
+    app.all("/mcp", (c) => handler.handle(c.req.raw, authInfo));
   }
 
   return {
     app,
     mcp,
     async close() {
+      unsubscribe?.();
       await mcp?.close();
     },
   };

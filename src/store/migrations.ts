@@ -111,6 +111,21 @@ CREATE VIRTUAL TABLE memory_fts USING fts5(
 );
 `,
   },
+  {
+    version: 2,
+    description: "MCP approvals: single-use requestState ledger and the shared signing key",
+    sql: `
+CREATE TABLE mcp_request_states (
+  id TEXT PRIMARY KEY,
+  used_at TEXT NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+CREATE TABLE mcp_settings (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type Database from "better-sqlite3";
 import type { AgentMessage, AgentToolCall } from "../core/agent-message.js";
 import { ToolbridgeError } from "../core/toolbridge-error.js";

@@ -1,4 +1,4 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { AgentMessage, AssistantMessage } from "../core/agent-message.js";
 import type { MemoryStore } from "../core/memory-store.js";
 

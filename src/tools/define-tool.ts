@@ -1,4 +1,4 @@
-import type { Tool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool, ToolAnnotations } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { ToolDefinitionError, ToolInputError } from "./errors.js";
 import type { ToolDefinition, ToolHandler, ToolOptions } from "./tool-definition.js";

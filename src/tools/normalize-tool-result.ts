@@ -1,4 +1,4 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { type Redactor, redactDeep } from "./redact-secrets.js";
 import type { ToolHandlerOutput } from "./tool-definition.js";
 

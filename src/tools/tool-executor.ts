@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { CallLimiter } from "./call-limiter.js";
 import { ToolNotFoundError } from "./errors.js";
 import { errorResult, normalizeToolResult } from "./normalize-tool-result.js";

@@ -1,4 +1,4 @@
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import { DuplicateToolError, InvalidCursorError } from "./errors.js";
 import { createNameFilter, type NameFilterConfig } from "./name-filter.js";
 import type { AnyToolDefinition } from "./tool-definition.js";

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import { afterAll, describe, expect, it } from "vitest";
 import { writeTestModel } from "../../src/models/gguf/make-test-model.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";

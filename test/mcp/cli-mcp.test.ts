@@ -24,16 +24,21 @@ function cliArgs(): string[] {
 }
 
 /**
- * The MCP Inspector CLI (devDependency pinned to 0.15.x, the last line that runs on Node 20). Missing means a broken
- * install, so the tests below fail loudly instead of skipping.
+ * The MCP Inspector 2.x launcher, from test/node22-tools (Inspector 2 declares Node 22.19+; installing it with the
+ * project would make `npm ci` on Node 20 warn): `npm ci --prefix test/node22-tools`, as .ci/run's Node 24 leg does.
+ * Without it the Inspector tests are skipped, saying so.
  */
-function inspectorCli(): string {
-  const cli = path.join(
-    path.dirname(require.resolve("@modelcontextprotocol/inspector/package.json")),
-    "cli/build/cli.js",
-  );
-  if (!existsSync(cli)) throw new Error(`MCP Inspector CLI not found at ${cli}; run npm ci`);
-  return cli;
+function inspectorCli(): string | undefined {
+  try {
+    const tools = createRequire(path.join(repo, "test/node22-tools/package.json"));
+    const cli = path.join(
+      path.dirname(tools.resolve("@modelcontextprotocol/inspector/package.json")),
+      "clients/launcher/build/index.js",
+    );
+    return existsSync(cli) ? cli : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function run(
@@ -172,72 +177,84 @@ describe("toolbridge serve", () => {
   });
 });
 
-const inspector = inspectorCli();
-describe("MCP Inspector CLI against toolbridge", () => {
-  let serve: { url: string; child: ChildProcessWithoutNullStreams } | undefined;
-  beforeAll(async () => {
-    serve = await startServe();
-  });
-  afterAll(() => {
-    serve?.child.kill("SIGTERM");
-  });
+const inspectorPath = inspectorCli();
+const inspector = inspectorPath as string;
+describe.skipIf(!inspectorPath)(
+  "MCP Inspector 2 CLI against toolbridge (needs `npm ci --prefix test/node22-tools`)",
+  () => {
+    let serve: { url: string; child: ChildProcessWithoutNullStreams } | undefined;
+    beforeAll(async () => {
+      serve = await startServe();
+    });
+    afterAll(() => {
+      serve?.child.kill("SIGTERM");
+    });
 
-  it("lists and calls the built-in tools over stdio (toolbridge mcp)", async () => {
-    const list = await run([
-      inspector,
-      "--cli",
-      "--method",
-      "tools/list",
-      "--",
-      process.execPath,
-      ...cliArgs(),
-      "mcp",
-    ]);
-    expect(list.code, list.stderr).toBe(0);
-    expect((JSON.parse(list.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name)).toContain(
-      "calculator",
-    );
+    it("lists and calls the built-in tools over stdio (toolbridge mcp)", async () => {
+      const list = await run([
+        inspector,
+        "--cli",
+        "--method",
+        "tools/list",
+        "--",
+        process.execPath,
+        ...cliArgs(),
+        "mcp",
+      ]);
+      expect(list.code, list.stderr).toBe(0);
+      expect((JSON.parse(list.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name)).toContain(
+        "calculator",
+      );
 
-    // --tool-arg takes every value after it, so the server command goes first.
-    const call = await run([
-      inspector,
-      "--cli",
-      process.execPath,
-      ...cliArgs(),
-      "mcp",
-      "--method",
-      "tools/call",
-      "--tool-name",
-      "calculator",
-      "--tool-arg",
-      "expression=6*7",
-    ]);
-    expect(call.code, call.stderr).toBe(0);
-    expect(JSON.stringify(JSON.parse(call.stdout))).toContain("42");
-  });
+      // --tool-arg takes every value after it, so the server command goes first. Each era: 2025, negotiated, 2026.
+      for (const era of ["legacy", "auto", "modern"]) {
+        const call = await run([
+          inspector,
+          "--cli",
+          process.execPath,
+          ...cliArgs(),
+          "mcp",
+          "--protocol-era",
+          era,
+          "--method",
+          "tools/call",
+          "--tool-name",
+          "calculator",
+          "--tool-arg",
+          "expression=6*7",
+        ]);
+        expect(call.code, `${era}: ${call.stderr}`).toBe(0);
+        expect(JSON.stringify(JSON.parse(call.stdout))).toContain("42");
+      }
+    });
 
-  it("lists and calls the built-in tools over Streamable HTTP (toolbridge serve)", async () => {
-    const endpoint = `${serve!.url}/mcp`;
-    const list = await run([inspector, "--cli", endpoint, "--transport", "http", "--method", "tools/list"]);
-    expect(list.code, list.stderr).toBe(0);
-    expect((JSON.parse(list.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name)).toContain(
-      "calculator",
-    );
+    it("lists and calls the built-in tools over Streamable HTTP (toolbridge serve)", async () => {
+      const endpoint = `${serve!.url}/mcp`;
+      const list = await run([inspector, "--cli", endpoint, "--transport", "http", "--method", "tools/list"]);
+      expect(list.code, list.stderr).toBe(0);
+      expect((JSON.parse(list.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name)).toContain(
+        "calculator",
+      );
 
-    const call = await run([
-      inspector,
-      "--cli",
-      endpoint,
-      "--transport",
-      "http",
-      "--method",
-      "tools/call",
-      "--tool-name",
-      "calculator",
-      "--tool-arg",
-      "expression=6*7",
-    ]);
-    expect(call.code, call.stderr).toBe(0);
-    expect(JSON.stringify(JSON.parse(call.stdout))).toContain("42");
-  });
-});
+      for (const era of ["legacy", "auto", "modern"]) {
+        const call = await run([
+          inspector,
+          "--cli",
+          endpoint,
+          "--transport",
+          "http",
+          "--protocol-era",
+          era,
+          "--method",
+          "tools/call",
+          "--tool-name",
+          "calculator",
+          "--tool-arg",
+          "expression=6*7",
+        ]);
+        expect(call.code, `${era}: ${call.stderr}`).toBe(0);
+        expect(JSON.stringify(JSON.parse(call.stdout))).toContain("42");
+      }
+    });
+  },
+);

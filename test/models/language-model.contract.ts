@@ -5,7 +5,7 @@
  *
  * Scenarios a harness cannot drive a backend into are listed with the reason instead of being run.
  */
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import type { LanguageModel, ModelEvent, ModelRequest, ToolChoice } from "../../src/core/language-model.js";
 import { decodeCallArguments } from "../../src/protocols/decode-call-arguments.js";

@@ -1,4 +1,4 @@
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import { getProtocol } from "../../src/protocols/protocol-registry.js";
 import type { ToolResultItem } from "../../src/protocols/types.js";

@@ -1,7 +1,11 @@
 import type { Command } from "commander";
+import { mcpApprovalsFromConfig } from "../../mcp/mcp-approvals.js";
 import { describeMcpServerStatus, stderrMountLogger } from "../../mcp/mcp-cli-support.js";
 import { serveMcpOverStdio } from "../../mcp/serve-mcp-stdio.js";
+import { McpApprovalLedger } from "../../store/mcp-approval-ledger.js";
+import type { SqliteStore } from "../../store/sqlite-store.js";
 import { runCommand } from "../cli-error.js";
+import { openStore } from "../open-store.js";
 import { createToolsRuntime } from "../tools-runtime.js";
 
 interface McpCommandOptions {
@@ -17,7 +21,10 @@ export function registerMcpCommand(program: Command): void {
       "serve the tools as an MCP server over stdin/stdout (for Claude Desktop, Cursor, MCP Inspector…)",
     )
     .option("-c, --config <file>", "config file (default: ./toolbridge.config.json when present)")
-    .option("--db <file>", "database for the memory tools (default: the user data folder)")
+    .option(
+      "--db <file>",
+      "database for the memory tools and the MCP approval state, shared by instances (default: the user's data folder)",
+    )
     .option("--verbose", "also log the stderr of mounted MCP servers (to stderr)")
     .action((options: McpCommandOptions) =>
       runCommand(async () => {
@@ -33,10 +40,20 @@ export function registerMcpCommand(program: Command): void {
           for (const status of runtime.mcpServers.status()) {
             if (status.state !== "ready") logger.warn?.(describeMcpServerStatus(status));
           }
+          // Approvals: single-use state and the signing key live in the database, so restarts keep refusing replays.
+          // It is opened when a gated tool is first asked for: serving only ungated tools touches no database.
+          let store: SqliteStore | undefined;
+          const approvals = mcpApprovalsFromConfig(runtime.config.mcp, () => {
+            store ??= openStore(options.db);
+            return new McpApprovalLedger(store.db);
+          });
           const served = await serveMcpOverStdio({
             registry: runtime.registry,
             executor: runtime.executor,
+            approvals,
+            userId: ({ clientInfo }) => `stdio:${clientInfo?.name ?? "unknown"}`,
           });
+          void served.closed.finally(() => store?.close());
           const stop = () => void served.close();
           process.once("SIGINT", stop);
           process.once("SIGTERM", stop);

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import type { Command } from "commander";
 import { parseToolCalls } from "../../protocols/parse-tool-calls.js";
 import { ProtocolNotImplementedError, UnknownProtocolError } from "../../protocols/protocol-errors.js";

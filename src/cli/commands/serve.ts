@@ -1,7 +1,11 @@
 import type { Command } from "commander";
+import { mcpApprovalsFromConfig } from "../../mcp/mcp-approvals.js";
 import { describeMcpServerStatus, stderrMountLogger } from "../../mcp/mcp-cli-support.js";
 import { ServerConfigError, startServer } from "../../server/start-server.js";
+import { McpApprovalLedger } from "../../store/mcp-approval-ledger.js";
+import type { SqliteStore } from "../../store/sqlite-store.js";
 import { CliError, runCommand } from "../cli-error.js";
+import { openStore } from "../open-store.js";
 import { createToolsRuntime } from "../tools-runtime.js";
 
 interface ServeOptions {
@@ -35,7 +39,10 @@ export function registerServeCommand(program: Command): void {
     .option("--allowed-host <name...>", "Host header names allowed besides localhost (e.g. behind a proxy)")
     .option("--max-body-bytes <n>", "largest request body accepted (default 4 MiB)")
     .option("-c, --config <file>", "config file (default: ./toolbridge.config.json when present)")
-    .option("--db <file>", "database for the memory tools (default: the user data folder)")
+    .option(
+      "--db <file>",
+      "database for the memory tools and the MCP approval state, shared by instances (default: the user's data folder)",
+    )
     .option("--verbose", "also log the stderr of mounted MCP servers")
     .action((options: ServeOptions) =>
       runCommand(async () => {
@@ -52,8 +59,16 @@ export function registerServeCommand(program: Command): void {
           ...(options.config ? { configPath: options.config } : {}),
           mcpLogger: logger,
         });
+        // Approvals: single-use state and the signing key live in the database, shared by every instance on it;
+        // opened when a gated tool is first asked for.
+        let store: SqliteStore | undefined;
         try {
+          const approvals = mcpApprovalsFromConfig(runtime.config.mcp, () => {
+            store ??= openStore(options.db);
+            return new McpApprovalLedger(store.db);
+          });
           const server = await startServer({
+            mcp: { approvals },
             registry: runtime.registry,
             executor: runtime.executor,
             port,
@@ -77,6 +92,7 @@ export function registerServeCommand(program: Command): void {
           await server.close();
           return 0;
         } finally {
+          await store?.close();
           await runtime.close();
         }
       }),

@@ -1,5 +1,5 @@
 import { Template } from "@huggingface/jinja";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import { toolToFunctionJson } from "../../protocols/core/render-helpers.js";
 import type { TemplateMessage } from "../message-converters/template-messages.js";
 import { ModelConfigError } from "../model-errors.js";

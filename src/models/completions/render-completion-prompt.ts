@@ -1,4 +1,4 @@
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import type { AgentMessage } from "../../core/agent-message.js";
 import type { ToolChoice } from "../../core/language-model.js";
 import type { ToolCallProtocol } from "../../protocols/protocol.js";

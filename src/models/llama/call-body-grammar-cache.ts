@@ -1,4 +1,4 @@
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import type { Llama, LlamaGrammar } from "node-llama-cpp";
 import type { ToolCallProtocol } from "../../protocols/protocol.js";
 import { type CallFrame, callFrames, createCallBodyGrammar } from "./call-body-grammar.js";

@@ -1,4 +1,4 @@
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import type { Llama, LlamaGrammar } from "node-llama-cpp";
 import type { ToolCallProtocol } from "../../protocols/protocol.js";
 import { TIME_ZONE_FORMAT, timeZoneNames } from "../../tools/builtin/resolve-time-zone.js";

@@ -1,4 +1,4 @@
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import type { Token } from "node-llama-cpp";
 import type { ModelEvent, ModelRequest, ToolChoice } from "../../core/language-model.js";
 import { ModelRequestError } from "../model-errors.js";

@@ -5,7 +5,7 @@ import type {
   MessageParam,
   ToolResultBlockParam,
 } from "@anthropic-ai/sdk/resources/messages/messages";
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import type { AgentMessage, AgentToolCall } from "../../core/agent-message.js";
 import type { ToolChoice } from "../../core/language-model.js";
 import { resultToText } from "../../protocols/core/render-helpers.js";

@@ -1,4 +1,4 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { ToolCall, ToolResultItem } from "../types.js";
 
 export interface AnthropicToolUseBlock {

@@ -1,4 +1,4 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { decodeArguments } from "../core/decode-call-object.js";
 import { resultToJsonValue, resultToText } from "../core/render-helpers.js";
 import type { ToolCall, ToolResultItem } from "../types.js";

@@ -1,4 +1,4 @@
-import type { CallToolRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolRequest } from "@modelcontextprotocol/server";
 import type { ToolCall } from "../types.js";
 
 export type McpCallParams = CallToolRequest["params"];

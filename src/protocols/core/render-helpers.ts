@@ -1,4 +1,4 @@
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 
 /** A tool as OpenAI-style function JSON — the shape most chat templates and models were trained on. */
 export function toolToFunctionJson(tool: Tool): { name: string; description: string; parameters: unknown } {

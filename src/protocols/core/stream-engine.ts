@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import type { ParserEvent, ParserOptions, ToolCall, ToolCallParser } from "../types.js";
 import { type MatchResult, matchPattern, type PatternToken } from "./match-pattern.js";
 

@@ -1,4 +1,4 @@
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import { coerceValue } from "./coerce-by-schema.js";
 import { parseJsonLenient } from "./parse-json-lenient.js";
 import { parsePythonCalls } from "./python-literal-parser.js";

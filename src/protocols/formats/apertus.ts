@@ -1,4 +1,4 @@
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import { CallBodyRegion, type DecodedItem, jsonScannerFactory } from "../core/call-body-region.js";
 import { decodeArguments } from "../core/decode-call-object.js";
 import { jsonCallsDecoder } from "../core/json-call-decoder.js";

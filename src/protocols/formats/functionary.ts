@@ -1,4 +1,4 @@
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import { isIdentPart, isIdentStart, isWs } from "../core/match-pattern.js";
 import { RawTextCallRegion, type RawTextEnd } from "../core/raw-text-call-region.js";
 import { dropRule, reasoningPrefix, reasoningRule } from "../core/reasoning-region.js";

@@ -1,4 +1,4 @@
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import { collectParseResult, parseToolCalls } from "../parse-tool-calls.js";
 import { gptOssHarmonyProtocol as harmony } from "./gpt-oss-harmony.js";

@@ -1,4 +1,4 @@
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import type { CallBodyRegion } from "../core/call-body-region.js";
 import { jsonValueScannerFactory } from "../core/json-value-scanner.js";
 import type { PatternToken } from "../core/match-pattern.js";

@@ -4,7 +4,7 @@ import { collectParseResult, parseToolCalls } from "../parse-tool-calls.js";
 import type { ParserEvent, ToolCall } from "../types.js";
 import { llama3BuiltinProtocol as p } from "./llama3-builtin.js";
 
-const tool = (name: string, props: Record<string, object>) => ({
+const tool = (name: string, props: Record<string, { type: string }>) => ({
   name,
   description: `${name} tool`,
   inputSchema: { type: "object" as const, properties: props },

@@ -1,4 +1,4 @@
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import { CallBodyRegion, type DecodeOutcome, jsonScannerFactory } from "../core/call-body-region.js";
 import { coerceArgumentsBySchema } from "../core/coerce-by-schema.js";
 import { jsonCallsDecoder } from "../core/json-call-decoder.js";

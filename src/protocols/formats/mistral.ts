@@ -1,4 +1,4 @@
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import { CallBodyRegion, jsonScannerFactory } from "../core/call-body-region.js";
 import { jsonCallsDecoder } from "../core/json-call-decoder.js";
 import { isWs, type PatternToken } from "../core/match-pattern.js";

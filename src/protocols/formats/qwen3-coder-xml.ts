@@ -1,4 +1,4 @@
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import { dropRule } from "../core/reasoning-region.js";
 import { joinContentAndCalls } from "../core/render-helpers.js";
 import { cleanAttributeName, TaggedCallRegion, type TaggedCallSyntax } from "../core/tagged-call-region.js";

@@ -1,4 +1,4 @@
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import { dropRule, ReasoningRegion, reasoningRule } from "../core/reasoning-region.js";
 import { StreamParser } from "../core/stream-engine.js";
 import { cleanAttributeName, type TaggedCallSyntax } from "../core/tagged-call-region.js";

@@ -1,4 +1,4 @@
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import { coerceArgumentsBySchema } from "../core/coerce-by-schema.js";
 import { isWs } from "../core/match-pattern.js";
 import { resultToJsonValue } from "../core/render-helpers.js";

@@ -1,4 +1,4 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { defineTool } from "../define-tool.js";
 import { errorResult } from "../normalize-tool-result.js";
 import type { AnyToolDefinition } from "../tool-definition.js";

@@ -1,5 +1,5 @@
 import { Dice, DiceRoll, NumberGenerator, Parser, Results, RollGroup } from "@dice-roller/rpg-dice-roller";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { defineTool } from "../define-tool.js";
 import { errorResult } from "../normalize-tool-result.js";
 import type { ToolDefinition } from "../tool-definition.js";

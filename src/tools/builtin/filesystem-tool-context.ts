@@ -1,4 +1,4 @@
-import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolAnnotations } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { FilesystemError } from "./filesystem-errors.js";
 import { quotePath } from "./filesystem-quote-path.js";

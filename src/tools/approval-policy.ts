@@ -1,5 +1,5 @@
-import type { ApprovalPolicyValue } from "../store/store.js";
-import type { AnyToolDefinition } from "../tools/tool-definition.js";
+import type { ApprovalPolicyValue } from "../core/run-status.js";
+import type { AnyToolDefinition } from "./tool-definition.js";
 
 /**
  * always: run without asking; never: refuse without asking (the model is told it is not allowed);
