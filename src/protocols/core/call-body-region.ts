@@ -22,7 +22,9 @@ export type DecodedItem =
   | { kind: "call"; name: string; arguments: Record<string, unknown>; id?: string; repaired: boolean }
   | { kind: "error"; message: string }
   /** not a call: text for the reader (e.g. `{"type":"final_answer","content":…}`) */
-  | { kind: "content"; text: string };
+  | { kind: "content"; text: string }
+  /** not a call: the model's reasoning (e.g. a `{"type":"thought",…}` line) */
+  | { kind: "reasoning"; text: string };
 
 export type DecodeOutcome = { items: DecodedItem[] } | { error: string };
 
@@ -54,6 +56,11 @@ export interface CallBodyConfig {
   fenced?: boolean;
   /** Emit call-start only once the arguments begin (formats where a bare `{"name": …}` may be prose). */
   startOnArguments?: boolean;
+  /**
+   * A first value that does not decode as calls, in a region nothing was announced from, is prose (`[see f(x)]`)
+   * and is given back as content, unless it calls an offered tool by name (then it is a malformed call: error).
+   */
+  revertUndecodable?: boolean;
   /** A correct call in this format, quoted in error messages. */
   example: string;
   /** Names the body in messages, e.g. "the JSON inside <tool_call>". */
@@ -153,12 +160,12 @@ export class CallBodyRegion implements Region {
     if (st === "hold") return { pos: end, done: false };
     if (st === "stopped") {
       // The end marker came before the value closed: decode what there is (repair closes it).
-      this.finishValue(true);
+      this.finishValue(true, false);
       const after = end + this.cfg.endMarker!.length;
       this.raw += text.slice(end, after);
       return { pos: after, done: true };
     }
-    this.finishValue(false);
+    if (this.finishValue(false, true)) return { pos: end, done: false, revert: this.raw };
     this.phase = "trail";
     return null;
   }
@@ -327,11 +334,27 @@ export class CallBodyRegion implements Region {
     d.from = 0;
   }
 
-  private finishValue(closedEarly: boolean): void {
+  /**
+   * Decodes the value just read and emits its calls. Returns true instead, emitting nothing, when `mayRevert`
+   * and the value is not a call at all in a region that gives such text back (nothing of it was announced):
+   * prose like `[see f(x)]` then comes out exactly as written.
+   */
+  private finishValue(closedEarly: boolean, mayRevert = false): boolean {
     const valueRaw = this.valueRaw;
     this.raw += valueRaw;
     const outcome = this.cfg.decode(valueRaw, this.ctx);
     const base = this.ordinalBase;
+    if (
+      mayRevert &&
+      "error" in outcome &&
+      this.cfg.revertUndecodable === true &&
+      !namesOfferedTool(valueRaw, this.ctx) &&
+      base === 0 &&
+      this.started.size === 0 &&
+      !this.fenceOpen
+    ) {
+      return true;
+    }
     if ("error" in outcome) {
       const message = `${this.cfg.what} is not valid: ${outcome.error}; send the call again as ${this.cfg.example}`;
       this.reportError(message, valueRaw);
@@ -352,7 +375,7 @@ export class CallBodyRegion implements Region {
             message: item.message,
           });
         } else if (!s) {
-          this.ctx.emit({ type: "content", text: item.text });
+          this.ctx.emit({ type: item.kind, text: item.text });
         }
       });
       // Calls that began but did not survive decoding are closed with an error.
@@ -371,6 +394,7 @@ export class CallBodyRegion implements Region {
     this.ordinalBase = Math.max(base + decoded, this.maxStarted());
     this.valueRaw = "";
     this.delta = null;
+    return false;
   }
 
   private maxStarted(): number {
@@ -397,4 +421,17 @@ function tryMarker(text: string, j: number, m: string | undefined, final: boolea
 
 export function jsonScannerFactory(hooks: JsonScanHooks, stopMarker: string | undefined): ValueScanner {
   return new JsonScanner(hooks, stopMarker);
+}
+
+/** Does `raw` call one of the offered tools (`name(`)? */
+function namesOfferedTool(raw: string, ctx: EngineContext): boolean {
+  for (const t of ctx.tools ?? []) {
+    let at = raw.indexOf(`${t.name}(`);
+    while (at >= 0) {
+      const before = at > 0 ? raw.charCodeAt(at - 1) : 32;
+      if (!/[\w.]/.test(String.fromCharCode(before))) return true;
+      at = raw.indexOf(`${t.name}(`, at + 1);
+    }
+  }
+  return false;
 }

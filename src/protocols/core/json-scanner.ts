@@ -81,13 +81,13 @@ export class JsonScanner {
   get depth(): number {
     return this.frames.length;
   }
-  /** True when only closers are missing: not inside a string, and every open call object's arguments closed. */
+  /**
+   * True when only the closers of what encloses the calls are missing (a list, an envelope): not inside a
+   * string and no call object still open. A call object cut off before its own `}` is incomplete — even
+   * with its arguments closed, a member may have been cut off after them — so it is truncated, not a call.
+   */
   get callsSettled(): boolean {
-    return (
-      this.ordinal > 0 &&
-      !this.inString &&
-      this.frames.every((f) => f.argsOf === null && (f.call === null || f.call.argsClosed))
-    );
+    return this.ordinal > 0 && !this.inString && this.frames.every((f) => f.argsOf === null && f.call === null);
   }
 
   /** The innermost open container (never reads `frames[-1]`: an out-of-range index is a slow lookup in V8). */
