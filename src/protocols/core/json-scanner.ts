@@ -87,7 +87,9 @@ export class JsonScanner {
    * with its arguments closed, a member may have been cut off after them — so it is truncated, not a call.
    */
   get callsSettled(): boolean {
-    return this.ordinal > 0 && !this.inString && this.frames.every((f) => f.argsOf === null && f.call === null);
+    return (
+      this.ordinal > 0 && !this.inString && this.frames.every((f) => f.argsOf === null && f.call === null)
+    );
   }
 
   /** The innermost open container (never reads `frames[-1]`: an out-of-range index is a slow lookup in V8). */

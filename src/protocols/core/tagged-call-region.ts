@@ -208,7 +208,10 @@ export class TaggedCallRegion implements Region {
           continue;
         }
         case "call": {
-          i = this.take(text, i, skipWs(text, i));
+          const ws = skipWs(text, i);
+          // Inside JSON arguments written without tags, whitespace is theirs (wherever a chunk ended).
+          if (this.junk !== "") this.junk += text.slice(i, ws);
+          i = this.take(text, i, ws);
           if (i === n) {
             if (final && this.unconfirmed()) return { pos: i, done: false, revert: this.raw };
             if (final && this.bodyComplete()) {
@@ -385,7 +388,8 @@ export class TaggedCallRegion implements Region {
         // A key may contain `<` (GLM `<arg_key>a<b</arg_key>`) when its end marker is a closing tag; other
         // markup there means the end marker is missing.
         if (!tag.end.startsWith("</") || this.nameStops.some((m) => text.startsWith(m, k))) return null;
-        if (!final && this.nameStops.some((m) => n - k < m.length && m.startsWith(text.slice(k)))) return "hold";
+        if (!final && this.nameStops.some((m) => n - k < m.length && m.startsWith(text.slice(k))))
+          return "hold";
       }
     }
     // Out of text: wait for more (at the end of output the open call is reported as truncated).

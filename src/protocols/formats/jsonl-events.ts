@@ -98,15 +98,7 @@ export const jsonlEventsProtocol: ToolCallProtocol = {
       .join("\n");
   },
   createParser(opts) {
-    const head: PatternToken[] = [
-      '"type"',
-      WS,
-      ":",
-      WS,
-      '"',
-      { ident: "type" },
-      '"',
-    ];
+    const head: PatternToken[] = ['"type"', WS, ":", WS, '"', { ident: "type" }, '"'];
     const rules = jsonBodyRules(head, {
       isCallPath: (p) => p.length === 0,
       nameFrom: (m) => (m.type === "tool_call" ? m.name : undefined),
