@@ -20,7 +20,8 @@
  * (d) adversarial input for EVERY registered format: each of its call-start markers repeated without a body
  *     (many unterminated openers), and long runs of `{`, `[`, `<`, at 1 MB and 4 MB in 3-character chunks →
  *     the 1 MB → 4 MB time ratio per format, worst pattern (goal ≤ 4.4×: linear, with room for noise), and
- *     its cost per character. `BENCH_ONLY=d` runs this section alone; `BENCH_ADV_SIZE` sets the 1× size.
+ *     its cost per character. `BENCH_ONLY=d` runs this section alone; `BENCH_ADV_SIZE` sets the 1× size,
+ *     `BENCH_FORMATS=a,b` limits it to some formats.
  *
  * Run: npm run bench:parse-stream   (a few minutes at most; `BENCH_ONLY=a` runs toolbridge alone, for quick
  * turns while working on the parser). `BENCH_IMPL=<dir>` points at another copy of `src/protocols` (e.g. a
@@ -586,12 +587,14 @@ async function adversarialSection(): Promise<boolean> {
     `adversarial input, every format: ${ADV_SIZE / 1e6} MB → ${(4 * ADV_SIZE) / 1e6} MB (3-char chunks), worst pattern`,
   );
   let all = true;
+  const only = process.env.BENCH_FORMATS?.split(",");
   for (const p of listProtocols()) {
+    if (only && !only.includes(p.id)) continue;
     let worst = { ratio: 0, what: "", perChar: 0 };
     for (const [what, unit] of adversarialUnits(p)) {
-      runAdversarial(p, unit, ADV_SIZE / 10); // warm-up
-      const t1 = await median(3, 0, () => runAdversarial(p, unit, ADV_SIZE));
-      const t4 = await median(1, 0, () => runAdversarial(p, unit, 4 * ADV_SIZE));
+      // Medians of several rounds after a full-size warm-up: a few ms at 1× is easily skewed by a JIT tier-up.
+      const t1 = await median(5, 1, () => runAdversarial(p, unit, ADV_SIZE));
+      const t4 = await median(3, 0, () => runAdversarial(p, unit, 4 * ADV_SIZE));
       const r = t4 / Math.max(t1, 1e-6);
       if (r > worst.ratio) worst = { ratio: r, what, perChar: (t4 * 1e6) / (4 * ADV_SIZE) };
     }

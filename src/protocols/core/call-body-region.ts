@@ -81,12 +81,29 @@ export class CallBodyRegion implements Region {
   private raw: string;
   /** Text of the value being read, in pieces: one long rope of tiny strings costs more than an array. */
   private valueParts: string[] = [];
+  /**
+   * Earlier pieces, joined a thousand at a time: a value that never closes (`[[[[…` for megabytes) would
+   * otherwise keep a million tiny strings alive, and the collector's cost grows faster than the text.
+   */
+  private valueBlocks: string[] = [];
   private get valueRaw(): string {
-    if (this.valueParts.length > 1) this.valueParts = [this.valueParts.join("")];
+    if (this.valueBlocks.length > 0) {
+      this.valueParts = [this.valueBlocks.join("") + this.valueParts.join("")];
+      this.valueBlocks = [];
+    } else if (this.valueParts.length > 1) this.valueParts = [this.valueParts.join("")];
     return this.valueParts.length > 0 ? this.valueParts[0]! : "";
   }
   private set valueRaw(v: string) {
     this.valueParts = v === "" ? [] : [v];
+    this.valueBlocks = [];
+  }
+  private addPart(piece: string): void {
+    const parts = this.valueParts;
+    parts.push(piece);
+    if (parts.length >= 1024) {
+      this.valueBlocks.push(parts.join(""));
+      this.valueParts = [];
+    }
   }
   private scanner: ValueScanner | null = null;
   private started = new Map<number, { index: number; id: string }>();
@@ -137,8 +154,7 @@ export class CallBodyRegion implements Region {
       const st = scanner.scan(text, from, final);
       if (st === "more") {
         const end = scanner.end;
-        if (end > from)
-          this.valueParts.push(from === 0 && end === text.length ? text : text.slice(from, end));
+        if (end > from) this.addPart(from === 0 && end === text.length ? text : text.slice(from, end));
         this.flushDelta(end);
         this.more.pos = text.length;
         return this.more;
@@ -154,7 +170,7 @@ export class CallBodyRegion implements Region {
    */
   private afterScan(text: string, i: number, st: ScanStatus): FeedResult | null {
     const end = this.scanner!.end;
-    if (end > i) this.valueParts.push(text.slice(i, end));
+    if (end > i) this.addPart(text.slice(i, end));
     this.flushDelta(end);
     if (st === "more") return { pos: text.length, done: false };
     if (st === "hold") return { pos: end, done: false };
@@ -350,8 +366,7 @@ export class CallBodyRegion implements Region {
       this.cfg.revertUndecodable === true &&
       !namesOfferedTool(valueRaw, this.ctx) &&
       base === 0 &&
-      this.started.size === 0 &&
-      !this.fenceOpen
+      this.started.size === 0
     ) {
       return true;
     }

@@ -43,12 +43,17 @@ export function reasoningRule(
   end = "</think>",
   implicitEnds: readonly string[] = [],
 ): StartRule {
-  return { first: start[0]!, pattern: [start], open: (ctx) => new ReasoningRegion(ctx, end, implicitEnds) };
+  return {
+    first: start[0]!,
+    pattern: [start],
+    open: (ctx) => new ReasoningRegion(ctx, end, implicitEnds),
+    fence: false,
+  };
 }
 
 /** A marker that carries nothing for the reader (a stray `</think>`, an end-of-turn token): dropped. */
 export function dropRule(marker: string): StartRule {
-  return { first: marker[0]!, pattern: [marker], open: () => null };
+  return { first: marker[0]!, pattern: [marker], open: () => null, fence: false };
 }
 
 /** Initial region for a prompt that ended with `<think>` (the output starts inside reasoning). */
