@@ -37,6 +37,12 @@ export interface TaggedCallSyntax {
   paramClose: string;
   /** Format-specific unwrapping of a raw value (e.g. the newlines a template puts around it). */
   unwrapValue(raw: string): string;
+  /**
+   * A value whose argument has no schema (no tools offered, or a key the tool does not declare), as the format's
+   * reference parser reads it: `text` keeps the text (only `null` is null: vLLM and Ollama for Qwen3-Coder and
+   * MiniMax-M2), `json` reads JSON-looking text as JSON (vLLM for GLM). With a schema, values follow it.
+   */
+  untypedValues: "text" | "json";
   /** A correct call in this format, quoted in error messages. */
   example: string;
   /** Names the body in messages, e.g. "the <tool_call> block". */
@@ -508,10 +514,14 @@ export class TaggedCallRegion implements Region {
     } else {
       if (junk !== "") repaired = true;
       for (const [key, value] of this.params) {
-        args[key] = decodeTextValue(
-          this.syn.unwrapValue(value),
-          propertySchema(this.ctx.tools, cur.name, key),
-        );
+        const text = this.syn.unwrapValue(value);
+        const schema = propertySchema(this.ctx.tools, cur.name, key);
+        args[key] =
+          schema === undefined && this.syn.untypedValues === "text"
+            ? text.trim() === "null"
+              ? null
+              : text
+            : decodeTextValue(text, schema);
       }
     }
     this.ctx.endCall(cur.index, { id: cur.id, name: cur.name, arguments: args }, raw, repaired);

@@ -27,6 +27,7 @@ const SYNTAX: TaggedCallSyntax = {
   valueOpen: "<arg_value>",
   paramClose: "</arg_value>",
   unwrapValue: unwrapNewlinePair,
+  untypedValues: "json",
   example: EXAMPLE,
   what: "the <tool_call> block",
 };
