@@ -360,15 +360,18 @@ export class CallBodyRegion implements Region {
     this.raw += valueRaw;
     const outcome = this.cfg.decode(valueRaw, this.ctx);
     const base = this.ordinalBase;
-    if (
-      mayRevert &&
-      "error" in outcome &&
-      this.cfg.revertUndecodable === true &&
-      !namesOfferedTool(valueRaw, this.ctx) &&
-      base === 0 &&
-      this.started.size === 0
-    ) {
-      return true;
+    if (mayRevert && base === 0 && this.started.size === 0) {
+      // Prose after all: given back as written, with its opener (a fence, a marker) and what follows it.
+      if ("error" in outcome) {
+        if (this.cfg.revertUndecodable === true && !namesOfferedTool(valueRaw, this.ctx)) return true;
+      } else if (
+        outcome.items.length === 1 &&
+        outcome.items[0]!.kind === "content" &&
+        outcome.items[0]!.text.endsWith(valueRaw) &&
+        valueRaw !== ""
+      ) {
+        return true;
+      }
     }
     if ("error" in outcome) {
       const message = `${this.cfg.what} is not valid: ${outcome.error}; send the call again as ${this.cfg.example}`;

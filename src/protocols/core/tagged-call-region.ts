@@ -294,7 +294,8 @@ export class TaggedCallRegion implements Region {
           this.value += text.slice(i, r.pos);
           i = this.take(text, i, r.pos);
           if (!r.term) return { pos: i, done: false };
-          this.params.push([this.key, this.value]);
+          // A value cut short by the next parameter's tag loses the line break that stood before the tag.
+          this.params.push([this.key, r.term.action === "next" ? this.value.trimEnd() : this.value]);
           this.value = "";
           if (r.term.action === "next") {
             this.repaired = true;

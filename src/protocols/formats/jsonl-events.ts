@@ -103,6 +103,8 @@ export const jsonlEventsProtocol: ToolCallProtocol = {
       isCallPath: (p) => p.length === 0,
       nameFrom: (m) => (m.type === "tool_call" ? m.name : undefined),
       decode: jsonCallsDecoder(EXAMPLE, select),
+      // `{"type": "object", …}` in prose (a schema) is no event line: it comes back as written.
+      revertUndecodable: true,
       example: EXAMPLE,
       what: "the JSON line",
     });
