@@ -70,6 +70,7 @@ export interface CallBodyConfig {
 type Phase = "lead" | "value" | "trail" | "skip";
 
 const FENCE = "```";
+const MAX_SKIPPED_RAW = 4096;
 
 /**
  * Reads call bodies after an opener: optional fence, one or more values (scanned incrementally), then the
@@ -287,7 +288,8 @@ export class CallBodyRegion implements Region {
             return { pos: idx + stop.length, done: true };
           }
           const hold = final ? 0 : partialMarkerSuffix(text, i, stop);
-          this.raw += text.slice(i, n - hold);
+          // What is skipped is quoted in the error only: keep its start, not megabytes of it.
+          if (this.raw.length < MAX_SKIPPED_RAW) this.raw += text.slice(i, n - hold);
           return { pos: n - hold, done: false };
         }
       }
