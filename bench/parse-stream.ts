@@ -16,7 +16,12 @@
  *     plus the stage count of each pipeline, and (b′) one call with a 100 KB string argument, where 4.1.26
  *     rescans the growing call on every chunk (quadratic: one round only);
  * (c) a single `JSON.parse` of an equivalent JSON payload (the same prose and calls as a JSON document), against
- *     the streamed parse and against one push of the whole output.
+ *     the streamed parse and against one push of the whole output;
+ * (d) adversarial input for EVERY registered format: each of its call-start markers repeated without a body
+ *     (many unterminated openers), and long runs of `{`, `[`, `<`, at 1 MB and 4 MB in 3-character chunks →
+ *     the 1 MB → 4 MB time ratio per format, worst pattern (goal ≤ 4.4×: linear, with room for noise), and
+ *     its cost per character. `BENCH_ONLY=d` runs this section alone; `BENCH_ADV_SIZE` sets the 1× size,
+ *     `BENCH_FORMATS=a,b` limits it to some formats.
  *
  * Run: npm run bench:parse-stream   (a few minutes at most; `BENCH_ONLY=a` runs toolbridge alone, for quick
  * turns while working on the parser). `BENCH_IMPL=<dir>` points at another copy of `src/protocols` (e.g. a
@@ -35,6 +40,8 @@ import type { ToolCallProtocol } from "../src/protocols/protocol.js";
 import type { ParserEvent } from "../src/protocols/types.js";
 
 const SIZE = Number(process.env.BENCH_SIZE ?? 1_000_000);
+const ADV_SIZE = Number(process.env.BENCH_ADV_SIZE ?? 1_000_000);
+const GOAL_ADV_RATIO = 4.4;
 const LARGE_ARG = Number(process.env.BENCH_LARGE_ARG ?? 100_000);
 const SEED = 20_251_122;
 const GOAL_LINEAR = 1.1;
@@ -48,6 +55,10 @@ const hermes: ToolCallProtocol = implDir
       }
     ).hermesProtocol
   : (await import("../src/protocols/formats/hermes.js")).hermesProtocol;
+
+const { listProtocols } = (await import(
+  implDir ? `${implDir.replace(/\/$/, "")}/protocol-registry.js` : "../src/protocols/protocol-registry.js"
+)) as { listProtocols: () => readonly ToolCallProtocol[] };
 
 // --- seeded output ----------------------------------------------------------------------------------------------
 
@@ -554,11 +565,62 @@ const row = (what: string, value: string, note = "") => {
   console.log(`  ${what}: ${value}${note ? `  (${note})` : ""}`);
 };
 
+/** The adversarial patterns for one format: its call-start markers repeated, and runs of `{`, `[`, `<`. */
+function adversarialUnits(p: ToolCallProtocol): [string, string][] {
+  const units: [string, string][] = p.callStartMarkers.map((m) => [`${JSON.stringify(m)}×n`, m]);
+  for (const c of ["{", "[", "<"]) units.push([`${c}×n`, c]);
+  return units;
+}
+
+/** One parse of `unit` repeated to `size` characters, pushed in 3-character chunks sliced as they go. */
+function runAdversarial(p: ToolCallProtocol, unit: string, size: number): number {
+  const text = unit.repeat(Math.ceil(size / unit.length));
+  const parser = p.createParser({});
+  let events = 0;
+  for (let i = 0; i < text.length; i += 3) events += parser.push(text.slice(i, i + 3)).length;
+  return events + parser.end().length;
+}
+
+async function adversarialSection(): Promise<boolean> {
+  heading(
+    "d",
+    `adversarial input, every format: ${ADV_SIZE / 1e6} MB → ${(4 * ADV_SIZE) / 1e6} MB (3-char chunks), worst pattern`,
+  );
+  let all = true;
+  const only = process.env.BENCH_FORMATS?.split(",");
+  for (const p of listProtocols()) {
+    if (only && !only.includes(p.id)) continue;
+    let worst = { ratio: 0, what: "", perChar: 0 };
+    for (const [what, unit] of adversarialUnits(p)) {
+      // Medians of several rounds after a full-size warm-up: a few ms at 1× is easily skewed by a JIT tier-up.
+      const t1 = await median(5, 1, () => runAdversarial(p, unit, ADV_SIZE));
+      const t4 = await median(3, 0, () => runAdversarial(p, unit, 4 * ADV_SIZE));
+      const r = t4 / Math.max(t1, 1e-6);
+      if (r > worst.ratio) worst = { ratio: r, what, perChar: (t4 * 1e6) / (4 * ADV_SIZE) };
+    }
+    const ok = worst.ratio <= GOAL_ADV_RATIO;
+    all &&= ok;
+    row(
+      `${p.id}: ${ADV_SIZE / 1e6} MB → ${(4 * ADV_SIZE) / 1e6} MB`,
+      ratio(worst.ratio),
+      `${worst.what}, ${worst.perChar.toFixed(0)} ns/char at 4 MB; goal ≤ ${GOAL_ADV_RATIO}×: ${verdict(ok)}`,
+    );
+  }
+  return all;
+}
+
 async function main(): Promise<void> {
   const t0 = performance.now();
   console.log(
     `bench:parse-stream — node ${process.version}, seed ${SEED}${implDir ? `, impl ${implDir}` : ""}`,
   );
+  if (process.env.BENCH_ONLY === "d") {
+    const ok = await adversarialSection();
+    console.log(`\n| | measurement | value | note |\n|---|---|---|---|`);
+    for (const [id, what, value, note] of rows) console.log(`| ${id} | ${what} | ${value} | ${note} |`);
+    console.log(ok ? "every format linear" : "NOT LINEAR (see above)");
+    return;
+  }
 
   const small = generateOutput(SEED, SIZE);
   const big = generateOutput(SEED + 1, SIZE * 10);
@@ -693,6 +755,8 @@ async function main(): Promise<void> {
     "ratio: toolbridge one push / JSON.parse, per char",
     ratio(tOnePush / small.text.length / (tJson / small.json.length)),
   );
+
+  if (!(await adversarialSection())) console.log("  ✗ some format is not linear on adversarial input");
 
   console.log(`\n| | measurement | value | note |\n|---|---|---|---|`);
   for (const [id, what, value, note] of rows) console.log(`| ${id} | ${what} | ${value} | ${note} |`);

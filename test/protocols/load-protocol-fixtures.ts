@@ -8,6 +8,8 @@ export interface ProtocolFixture {
   text: string;
   tools?: Tool[];
   prefix?: string;
+  /** The robustness class of issue 17 the case belongs to (test/protocols/robustness-classes.test.ts). */
+  class?: number;
   expected: {
     calls: { name: string; arguments: Record<string, unknown> }[];
     content: string;

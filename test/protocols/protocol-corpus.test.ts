@@ -70,7 +70,7 @@ for (const [file, cases] of fixtures) {
       fc.assert(
         fc.property(
           fc.integer({ min: 0, max: cases.length - 1 }),
-          fc.array(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 20 }),
+          fc.array(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 20 }),
           (k, sizes) => {
             const fx = cases[k]!;
             const oneShot = parseToolCalls(fx.format, fx.text, { tools: fx.tools, prefix: fx.prefix });

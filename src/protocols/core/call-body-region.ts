@@ -22,7 +22,9 @@ export type DecodedItem =
   | { kind: "call"; name: string; arguments: Record<string, unknown>; id?: string; repaired: boolean }
   | { kind: "error"; message: string }
   /** not a call: text for the reader (e.g. `{"type":"final_answer","content":…}`) */
-  | { kind: "content"; text: string };
+  | { kind: "content"; text: string }
+  /** not a call: the model's reasoning (e.g. a `{"type":"thought",…}` line) */
+  | { kind: "reasoning"; text: string };
 
 export type DecodeOutcome = { items: DecodedItem[] } | { error: string };
 
@@ -54,6 +56,11 @@ export interface CallBodyConfig {
   fenced?: boolean;
   /** Emit call-start only once the arguments begin (formats where a bare `{"name": …}` may be prose). */
   startOnArguments?: boolean;
+  /**
+   * A first value that does not decode as calls, in a region nothing was announced from, is prose (`[see f(x)]`)
+   * and is given back as content, unless it calls an offered tool by name (then it is a malformed call: error).
+   */
+  revertUndecodable?: boolean;
   /** A correct call in this format, quoted in error messages. */
   example: string;
   /** Names the body in messages, e.g. "the JSON inside <tool_call>". */
@@ -63,6 +70,7 @@ export interface CallBodyConfig {
 type Phase = "lead" | "value" | "trail" | "skip";
 
 const FENCE = "```";
+const MAX_SKIPPED_RAW = 4096;
 
 /**
  * Reads call bodies after an opener: optional fence, one or more values (scanned incrementally), then the
@@ -74,12 +82,29 @@ export class CallBodyRegion implements Region {
   private raw: string;
   /** Text of the value being read, in pieces: one long rope of tiny strings costs more than an array. */
   private valueParts: string[] = [];
+  /**
+   * Earlier pieces, joined a thousand at a time: a value that never closes (`[[[[…` for megabytes) would
+   * otherwise keep a million tiny strings alive, and the collector's cost grows faster than the text.
+   */
+  private valueBlocks: string[] = [];
   private get valueRaw(): string {
-    if (this.valueParts.length > 1) this.valueParts = [this.valueParts.join("")];
+    if (this.valueBlocks.length > 0) {
+      this.valueParts = [this.valueBlocks.join("") + this.valueParts.join("")];
+      this.valueBlocks = [];
+    } else if (this.valueParts.length > 1) this.valueParts = [this.valueParts.join("")];
     return this.valueParts.length > 0 ? this.valueParts[0]! : "";
   }
   private set valueRaw(v: string) {
     this.valueParts = v === "" ? [] : [v];
+    this.valueBlocks = [];
+  }
+  private addPart(piece: string): void {
+    const parts = this.valueParts;
+    parts.push(piece);
+    if (parts.length >= 1024) {
+      this.valueBlocks.push(parts.join(""));
+      this.valueParts = [];
+    }
   }
   private scanner: ValueScanner | null = null;
   private started = new Map<number, { index: number; id: string }>();
@@ -130,8 +155,7 @@ export class CallBodyRegion implements Region {
       const st = scanner.scan(text, from, final);
       if (st === "more") {
         const end = scanner.end;
-        if (end > from)
-          this.valueParts.push(from === 0 && end === text.length ? text : text.slice(from, end));
+        if (end > from) this.addPart(from === 0 && end === text.length ? text : text.slice(from, end));
         this.flushDelta(end);
         this.more.pos = text.length;
         return this.more;
@@ -147,18 +171,18 @@ export class CallBodyRegion implements Region {
    */
   private afterScan(text: string, i: number, st: ScanStatus): FeedResult | null {
     const end = this.scanner!.end;
-    if (end > i) this.valueParts.push(text.slice(i, end));
+    if (end > i) this.addPart(text.slice(i, end));
     this.flushDelta(end);
     if (st === "more") return { pos: text.length, done: false };
     if (st === "hold") return { pos: end, done: false };
     if (st === "stopped") {
       // The end marker came before the value closed: decode what there is (repair closes it).
-      this.finishValue(true);
+      this.finishValue(true, false);
       const after = end + this.cfg.endMarker!.length;
       this.raw += text.slice(end, after);
       return { pos: after, done: true };
     }
-    this.finishValue(false);
+    if (this.finishValue(false, true)) return { pos: end, done: false, revert: this.raw };
     this.phase = "trail";
     return null;
   }
@@ -264,7 +288,8 @@ export class CallBodyRegion implements Region {
             return { pos: idx + stop.length, done: true };
           }
           const hold = final ? 0 : partialMarkerSuffix(text, i, stop);
-          this.raw += text.slice(i, n - hold);
+          // What is skipped is quoted in the error only: keep its start, not megabytes of it.
+          if (this.raw.length < MAX_SKIPPED_RAW) this.raw += text.slice(i, n - hold);
           return { pos: n - hold, done: false };
         }
       }
@@ -327,11 +352,29 @@ export class CallBodyRegion implements Region {
     d.from = 0;
   }
 
-  private finishValue(closedEarly: boolean): void {
+  /**
+   * Decodes the value just read and emits its calls. Returns true instead, emitting nothing, when `mayRevert`
+   * and the value is not a call at all in a region that gives such text back (nothing of it was announced):
+   * prose like `[see f(x)]` then comes out exactly as written.
+   */
+  private finishValue(closedEarly: boolean, mayRevert = false): boolean {
     const valueRaw = this.valueRaw;
     this.raw += valueRaw;
     const outcome = this.cfg.decode(valueRaw, this.ctx);
     const base = this.ordinalBase;
+    if (mayRevert && base === 0 && this.started.size === 0) {
+      // Prose after all: given back as written, with its opener (a fence, a marker) and what follows it.
+      if ("error" in outcome) {
+        if (this.cfg.revertUndecodable === true && !namesOfferedTool(valueRaw, this.ctx)) return true;
+      } else if (
+        outcome.items.length === 1 &&
+        outcome.items[0]!.kind === "content" &&
+        outcome.items[0]!.text.endsWith(valueRaw) &&
+        valueRaw !== ""
+      ) {
+        return true;
+      }
+    }
     if ("error" in outcome) {
       const message = `${this.cfg.what} is not valid: ${outcome.error}; send the call again as ${this.cfg.example}`;
       this.reportError(message, valueRaw);
@@ -352,7 +395,7 @@ export class CallBodyRegion implements Region {
             message: item.message,
           });
         } else if (!s) {
-          this.ctx.emit({ type: "content", text: item.text });
+          this.ctx.emit({ type: item.kind, text: item.text });
         }
       });
       // Calls that began but did not survive decoding are closed with an error.
@@ -371,6 +414,7 @@ export class CallBodyRegion implements Region {
     this.ordinalBase = Math.max(base + decoded, this.maxStarted());
     this.valueRaw = "";
     this.delta = null;
+    return false;
   }
 
   private maxStarted(): number {
@@ -397,4 +441,17 @@ function tryMarker(text: string, j: number, m: string | undefined, final: boolea
 
 export function jsonScannerFactory(hooks: JsonScanHooks, stopMarker: string | undefined): ValueScanner {
   return new JsonScanner(hooks, stopMarker);
+}
+
+/** Does `raw` call one of the offered tools (`name(`)? */
+function namesOfferedTool(raw: string, ctx: EngineContext): boolean {
+  for (const t of ctx.tools ?? []) {
+    let at = raw.indexOf(`${t.name}(`);
+    while (at >= 0) {
+      const before = at > 0 ? raw.charCodeAt(at - 1) : 32;
+      if (!/[\w.]/.test(String.fromCharCode(before))) return true;
+      at = raw.indexOf(`${t.name}(`, at + 1);
+    }
+  }
+  return false;
 }

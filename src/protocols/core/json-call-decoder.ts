@@ -43,6 +43,8 @@ function isItem(v: unknown): v is DecodedItem {
     typeof v === "object" &&
     v !== null &&
     "kind" in v &&
-    ((v as DecodedItem).kind === "content" || (v as DecodedItem).kind === "error")
+    ((v as DecodedItem).kind === "content" ||
+      (v as DecodedItem).kind === "reasoning" ||
+      (v as DecodedItem).kind === "error")
   );
 }

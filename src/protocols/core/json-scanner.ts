@@ -52,6 +52,11 @@ export type ScanStatus =
 
 const MAX_CAPTURE = 256;
 const MAX_PATH_DEPTH = 4;
+/**
+ * Containers nested deeper than this are only counted, not given a frame: no call is that deep, and a run of
+ * `[[[[…` (a model stuck on an opener) would otherwise keep an object per character alive until the end.
+ */
+const MAX_FRAMES = 128;
 
 export class JsonScanner {
   private readonly frames: Frame[] = [];
@@ -68,6 +73,8 @@ export class JsonScanner {
   private ordinal = 0;
   private openCalls = 0;
   private started = false;
+  /** Containers open beyond `MAX_FRAMES`. */
+  private deep = 0;
   end = 0;
 
   constructor(
@@ -79,14 +86,16 @@ export class JsonScanner {
     return this.inString;
   }
   get depth(): number {
-    return this.frames.length;
+    return this.frames.length + this.deep;
   }
-  /** True when only closers are missing: not inside a string, and every open call object's arguments closed. */
+  /**
+   * True when only the closers of what encloses the calls are missing (a list, an envelope): not inside a
+   * string and no call object still open. A call object cut off before its own `}` is incomplete — even
+   * with its arguments closed, a member may have been cut off after them — so it is truncated, not a call.
+   */
   get callsSettled(): boolean {
     return (
-      this.ordinal > 0 &&
-      !this.inString &&
-      this.frames.every((f) => f.argsOf === null && (f.call === null || f.call.argsClosed))
+      this.ordinal > 0 && !this.inString && this.frames.every((f) => f.argsOf === null && f.call === null)
     );
   }
 
@@ -137,6 +146,10 @@ export class JsonScanner {
         case 125: // }
         case 93: {
           // ]
+          if (this.deep > 0) {
+            this.deep--;
+            break;
+          }
           const f = this.frames.pop();
           if (f?.call) this.openCalls--;
           if (f?.argsOf) {
@@ -205,6 +218,10 @@ export class JsonScanner {
 
   private openContainer(obj: boolean, i: number): void {
     this.started = true;
+    if (this.frames.length >= MAX_FRAMES) {
+      this.deep++;
+      return;
+    }
     const parent = this.top();
     const frame: Frame = { obj, key: null, index: 0, expectKey: obj, call: null, argsOf: null };
     if (

@@ -232,6 +232,8 @@ class Parser {
     else if (/^0[bB]/.test(body)) v = Number.parseInt(body.slice(2), 2);
     else v = Number(body);
     if (Number.isNaN(v)) this.fail("expected a number");
+    // JSON has no Infinity: a silent `null` would lose the value, so the call is refused instead.
+    if (!Number.isFinite(v)) this.fail(`the number ${text} is too large for a double; send it as a string`);
     return neg ? -v : v;
   }
 

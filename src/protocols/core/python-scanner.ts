@@ -17,19 +17,23 @@ export class PythonScanner implements ValueScanner {
   private ordinal = 0;
   private sawCall = false;
   private lastSig = 0;
+  /** The call whose `(` was seen, until its first keyword argument announces it. */
+  private pendingCall: CallObjectTrack | null = null;
   end = 0;
 
   /** `bare`: the calls are not inside `[…]` (e.g. between `<|python_start|>` and `<|python_end|>`). */
   constructor(
     private readonly hooks: JsonScanHooks,
     private readonly stopMarker?: string,
-    bare = false,
+    private readonly bare = false,
   ) {
     if (bare) this.depth = 1;
   }
 
   get callsSettled(): boolean {
-    return this.quote === 0 && this.depth === 1 && this.sawCall && this.lastSig === 41;
+    // `[f(a=1)` (the list's `]` cut off) or, bare, `[f(a=1)]` with the end marker missing: every call closed.
+    if (this.quote !== 0 || this.depth !== 1) return false;
+    return (this.sawCall && this.lastSig === 41) || (this.bare && this.lastSig === 93);
   }
 
   scan(text: string, from: number, final: boolean): ScanStatus {
@@ -91,16 +95,18 @@ export class PythonScanner implements ValueScanner {
           return "hold";
         }
       }
+      if (c === 41 && this.depth === 2) this.pendingCall = null;
       if (c === 40 || c === 91 || c === 123) {
         if (c === 40 && this.depth === 1 && this.ident !== "") {
-          const call: CallObjectTrack = {
+          // Announced at its first keyword argument (below), not here: `[see f(x)]` in prose is no call, and
+          // its text must be given back untouched.
+          this.pendingCall = {
             ordinal: this.ordinal++,
             members: { name: this.ident },
             argsOpen: true,
             argsClosed: false,
           };
           this.sawCall = true;
-          this.hooks.onCallMember?.(call, "name", this.ident);
         }
         this.depth++;
         this.ident = "";
@@ -118,6 +124,13 @@ export class PythonScanner implements ValueScanner {
         (this.ident !== "" && ((c >= 48 && c <= 57) || c === 46 || c === 45))
       ) {
         if (this.depth === 1 && this.ident.length < 256) this.ident += text[i];
+      } else if (c === 61 && this.depth === 2 && this.pendingCall !== null && isIdentCode(this.lastSig)) {
+        if (text.charCodeAt(i + 1) !== 61) {
+          const call = this.pendingCall;
+          this.pendingCall = null;
+          this.hooks.onCallMember?.(call, "name", call.members.name!);
+        }
+        this.ident = "";
       } else if (c !== 32 && c !== 10 && c !== 13 && c !== 9) {
         this.ident = "";
       }
@@ -126,4 +139,8 @@ export class PythonScanner implements ValueScanner {
     this.end = n;
     return "more";
   }
+}
+
+function isIdentCode(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95;
 }

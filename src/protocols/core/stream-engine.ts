@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Tool } from "@modelcontextprotocol/server";
 import type { ParserEvent, ParserOptions, ToolCall, ToolCallParser } from "../types.js";
-import { type MatchResult, matchPattern, type PatternToken } from "./match-pattern.js";
+import { isWs, type MatchResult, matchPattern, type PatternToken } from "./match-pattern.js";
 
 /** What a region (reasoning block, call body, …) may do while it reads text. */
 export interface EngineContext {
@@ -50,6 +50,57 @@ export interface StartRule {
    * fed from the match's `body` mark when the pattern has one (look-ahead patterns), else from its end.
    */
   open(ctx: EngineContext, match: StartMatch): Region | null;
+  /**
+   * false: the engine does not also look for this rule inside a code fence (reasoning and dropped tokens). By
+   * default every rule is also tried after a fence opener (```` ```json\n<tool_call>… ````), and a closing fence
+   * right after its region is consumed with it: a fence that wrapped a call leaves nothing behind.
+   */
+  fence?: false;
+}
+
+const FENCE = "```";
+
+/** After a call region that a fence opened: consumes the closing fence (after whitespace), if it is there. */
+class FenceCloseRegion implements Region {
+  feed(text: string, from: number, final: boolean): FeedResult {
+    const n = text.length;
+    let j = from;
+    while (j < n && isWs(text.charCodeAt(j)) && j - from < 64) j++;
+    if (text.startsWith(FENCE, j)) return { pos: j + FENCE.length, done: true };
+    if (!final && (j === n || (n - j < FENCE.length && FENCE.startsWith(text.slice(j)))) && j - from < 64)
+      return { pos: from, done: false };
+    return { pos: from, done: true };
+  }
+  finish(): void {}
+}
+
+/** `rule` inside a code fence: the same region, opened after ```` ```lang ```` (the fence is part of its opener). */
+function fencedRule(rule: StartRule): StartRule {
+  return {
+    first: "`",
+    pattern: [FENCE, { letters: true }, { ws: true }, ...rule.pattern],
+    open: (ctx, match) => {
+      const region = rule.open(ctx, match);
+      return region === null ? null : new FencedRegion(region);
+    },
+    fence: false,
+  };
+}
+
+/** A call region opened inside a fence, followed by the fence's close. */
+class FencedRegion implements Region {
+  private closing: FenceCloseRegion | null = null;
+  constructor(private readonly inner: Region) {}
+  feed(text: string, from: number, final: boolean): FeedResult {
+    if (this.closing !== null) return this.closing.feed(text, from, final);
+    const r = this.inner.feed(text, from, final);
+    if (r.revert !== undefined || !r.done) return r;
+    this.closing = new FenceCloseRegion();
+    return this.closing.feed(text, r.pos, final);
+  }
+  finish(): void {
+    if (this.closing === null) this.inner.finish();
+  }
 }
 
 export interface StreamParserSpec {
@@ -91,7 +142,9 @@ export class StreamParser implements ToolCallParser {
 
   constructor(spec: StreamParserSpec, opts: ParserOptions = {}) {
     const firsts = new Set<number>();
-    for (const rule of spec.rules) {
+    // Rules a format wrote for fences come first (they are in `spec.rules`), the derived fenced ones after.
+    const fenced = spec.rules.filter((r) => r.fence !== false && !r.first.includes("`")).map(fencedRule);
+    for (const rule of [...spec.rules, ...fenced]) {
       // By UTF-16 code unit: that is what the content scanner compares.
       for (let k = 0; k < rule.first.length; k++) {
         const c = rule.first.charCodeAt(k);

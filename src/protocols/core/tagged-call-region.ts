@@ -42,6 +42,12 @@ export interface TaggedCallSyntax {
    * text between `paramOpen.prefix` and its end: without a schema the value is then kept as written.
    */
   isStringParam?(rawTag: string): boolean;
+  /**
+   * A value whose argument has no schema (no tools offered, or a key the tool does not declare), as the format's
+   * reference parser reads it: `text` keeps the text (only `null` is null: vLLM and Ollama for Qwen3-Coder and
+   * MiniMax-M2), `json` reads JSON-looking text as JSON (vLLM for GLM). With a schema, values follow it.
+   */
+  untypedValues: "text" | "json";
   /** A correct call in this format, quoted in error messages. */
   example: string;
   /** Names the body in messages, e.g. "the <tool_call> block". */
@@ -64,7 +70,8 @@ type State = "head" | "between" | "callName" | "call" | "key" | "valueOpen" | "v
 interface Terminator {
   marker: string;
   follows: readonly string[];
-  action: "param" | "call" | "section";
+  /** `next`: the next parameter's opener ends an unclosed value; it is not consumed. */
+  action: "param" | "call" | "section" | "next";
 }
 
 const MAX_NAME = 256;
@@ -101,6 +108,8 @@ export class TaggedCallRegion implements Region {
   private value = "";
   private repaired = false;
   private readonly terminators: Terminator[];
+  /** Tags that end a name even when its end marker is missing (a `<` elsewhere may be part of a GLM key). */
+  private readonly nameStops: string[];
   /** per terminator, its next index in the text being scanned (reused between calls) */
   private readonly next: number[] = [];
 
@@ -118,6 +127,16 @@ export class TaggedCallRegion implements Region {
     this.terminators = [
       { marker: s.paramClose, follows: paramFollows, action: "param" },
       { marker: s.callClose, follows: callFollows, action: "call" },
+      // As the reference parsers read it: a value left unclosed ends where the next parameter opens.
+      { marker: s.paramOpen.prefix, follows: [], action: "next" },
+    ];
+    this.nameStops = [
+      s.paramOpen.prefix,
+      s.paramClose,
+      s.callClose,
+      s.sectionOpen,
+      ...(s.valueOpen ? [s.valueOpen] : []),
+      ...(s.sectionClose ? [s.sectionClose] : []),
     ];
     if (s.sectionClose && s.sectionClose !== s.callClose) {
       this.terminators.push({ marker: s.sectionClose, follows: [s.sectionOpen], action: "section" });
@@ -202,9 +221,18 @@ export class TaggedCallRegion implements Region {
           continue;
         }
         case "call": {
-          i = this.take(text, i, skipWs(text, i));
+          const ws = skipWs(text, i);
+          // Inside JSON arguments written without tags, whitespace is theirs (wherever a chunk ended).
+          if (this.junk !== "") this.junk += text.slice(i, ws);
+          i = this.take(text, i, ws);
           if (i === n) {
             if (final && this.unconfirmed()) return { pos: i, done: false, revert: this.raw };
+            if (final && this.bodyComplete()) {
+              // Every parameter closed, only the closing tags missing: a call, as in every format.
+              this.repaired = true;
+              this.endCall();
+              return { pos: n, done: true };
+            }
             return { pos: n, done: false };
           }
           const po = probe(text, i, syn.paramOpen.prefix, final);
@@ -275,9 +303,15 @@ export class TaggedCallRegion implements Region {
           this.value += text.slice(i, r.pos);
           i = this.take(text, i, r.pos);
           if (!r.term) return { pos: i, done: false };
-          i = this.take(text, i, i + r.term.marker.length);
-          this.params.push([this.key, this.value]);
+          // A value cut short by the next parameter's tag loses the line break that stood before the tag.
+          this.params.push([this.key, r.term.action === "next" ? this.value.trimEnd() : this.value]);
           this.value = "";
+          if (r.term.action === "next") {
+            this.repaired = true;
+            this.state = "call";
+            continue;
+          }
+          i = this.take(text, i, i + r.term.marker.length);
           if (r.term.action === "param") {
             this.state = "call";
             continue;
@@ -365,9 +399,14 @@ export class TaggedCallRegion implements Region {
         return name ? { name, raw, end: k + tag.end.length } : null;
       }
       const c = text[k];
-      if (c === "<" || c === "\n") {
+      if (c === "\n") return null;
+      if (c === "<") {
         if (!final && n - k < tag.end.length && tag.end.startsWith(text.slice(k))) return "hold";
-        return null;
+        // A key may contain `<` (GLM `<arg_key>a<b</arg_key>`) when its end marker is a closing tag; other
+        // markup there means the end marker is missing.
+        if (!tag.end.startsWith("</") || this.nameStops.some((m) => text.startsWith(m, k))) return null;
+        if (!final && this.nameStops.some((m) => n - k < m.length && m.startsWith(text.slice(k))))
+          return "hold";
       }
     }
     // Out of text: wait for more (at the end of output the open call is reported as truncated).
@@ -400,7 +439,8 @@ export class TaggedCallRegion implements Region {
       let k = wsFrom;
       while (k < n && isWs(text.charCodeAt(k)) && k - wsFrom < MAX_FOLLOW_WS) k++;
       let verdict: Probe = "no";
-      if (k === n && k - wsFrom < MAX_FOLLOW_WS) verdict = final ? "yes" : "partial";
+      if (term.follows.length === 0) verdict = "yes";
+      else if (k === n && k - wsFrom < MAX_FOLLOW_WS) verdict = final ? "yes" : "partial";
       else if (k - wsFrom < MAX_FOLLOW_WS) {
         for (const f of term.follows) {
           const p = probe(text, k, f, final);
@@ -437,6 +477,21 @@ export class TaggedCallRegion implements Region {
     this.current = { index, id, name: p.name, rawFrom: p.rawFrom };
   }
 
+  /** At the end of output: the open call has all its parameters closed (or JSON arguments that parse). */
+  private bodyComplete(): boolean {
+    if (this.current === null && this.pending === null) return false;
+    if (this.pending !== null && this.params.length === 0 && this.junk.trim() === "") return false;
+    const junk = this.junk.trim();
+    if (junk === "") return true;
+    if (this.params.length > 0) return false;
+    try {
+      JSON.parse(junk);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   /** The first call of a region opened without a section tag has shown nothing call-like yet. */
   private unconfirmed(): boolean {
     return (
@@ -471,9 +526,18 @@ export class TaggedCallRegion implements Region {
     } else {
       if (junk !== "") repaired = true;
       for (const [key, value] of this.params) {
-        const schema = propertySchema(this.ctx.tools, cur.name, key);
         const text = this.syn.unwrapValue(value);
-        args[key] = schema === undefined && this.stringKeys.has(key) ? text : decodeTextValue(text, schema);
+        const schema = propertySchema(this.ctx.tools, cur.name, key);
+        args[key] =
+          schema !== undefined
+            ? decodeTextValue(text, schema)
+            : this.stringKeys.has(key)
+              ? text
+              : this.syn.untypedValues === "text"
+                ? text.trim() === "null"
+                  ? null
+                  : text
+                : decodeTextValue(text, schema);
       }
     }
     this.ctx.endCall(cur.index, { id: cur.id, name: cur.name, arguments: args }, raw, repaired);

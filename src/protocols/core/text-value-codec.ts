@@ -81,6 +81,9 @@ function pythonLiteral(t: string): { ok: true; value: unknown } | { ok: false } 
 export function decodeTextValue(text: string, schema: unknown): unknown {
   const types = schemaTypes(schema);
   const t = text.trim();
+  // `null` is null whatever the schema says, as vLLM's XML parsers read it (a string argument that is
+  // literally "null" is written quoted by the renderers); Python's `None` too unless a string is allowed.
+  if (t === "null" || (t === "None" && !types.includes("string"))) return null;
   const json = strictJson(t);
   if (json.ok) {
     const v = json.value;

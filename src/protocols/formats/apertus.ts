@@ -142,7 +142,9 @@ export const apertusProtocol: ToolCallProtocol = {
                 valueStart: "[{",
                 onNonValue: "error",
                 createScanner: jsonScannerFactory,
-                isCallPath: () => false,
+                // Each element of the list is a call, `{"<tool name>": {…arguments}}`: its one key names it.
+                isCallPath: (path) => path.length === 1 && typeof path[0] === "number",
+                nameFrom: (members) => Object.keys(members)[0],
                 decode,
                 example: EXAMPLE,
                 what: `the JSON list after ${PREFIX}`,

@@ -34,6 +34,8 @@ const SYNTAX: TaggedCallSyntax = {
   // The template writes values as they are, with no newline around them.
   unwrapValue: (raw) => raw,
   isStringParam: (rawTag) => /\sstring\s*=\s*["']true["']/.test(rawTag),
+  // `string="false"` marks a JSON value: read it as JSON when no schema says otherwise.
+  untypedValues: "json",
   example: EXAMPLE,
   what: `the ${CALLS_OPEN} block`,
 };

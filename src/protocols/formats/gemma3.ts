@@ -48,6 +48,7 @@ function toolCodeRules(): StartRule[] {
       fenced,
       valueStart: "[",
       onNonValue: "revert",
+      revertUndecodable: true,
       createScanner: (hooks, stop) => new PythonScanner(hooks, stop),
       isCallPath: () => false,
       decode: decodeToolCode,

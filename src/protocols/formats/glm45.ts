@@ -1,6 +1,6 @@
 import { dropRule } from "../core/reasoning-region.js";
 import { joinContentAndCalls } from "../core/render-helpers.js";
-import { cleanAttributeName, type TaggedCallSyntax } from "../core/tagged-call-region.js";
+import type { TaggedCallSyntax } from "../core/tagged-call-region.js";
 import { encodeTextValue, isNewlineWrapped, unwrapNewlinePair } from "../core/text-value-codec.js";
 import type { ToolCallProtocol } from "../protocol.js";
 import { extraInstructionLines, oneCallOnlyLines } from "../render/catalogue-option-lines.js";
@@ -13,14 +13,21 @@ import { createThinkingParser } from "./shared-thinking-parser.js";
 const EXAMPLE =
   "<tool_call>{function-name}\n<arg_key>{arg-key-1}</arg_key>\n<arg_value>{arg-value-1}</arg_value>\n</tool_call>";
 
+function cleanKey(raw: string): string | null {
+  const k = raw.trim();
+  return k === "" || /[\r\n]/.test(k) ? null : k;
+}
+
 const SYNTAX: TaggedCallSyntax = {
   sectionOpen: "<tool_call>",
   headEnds: ["\n", "<arg_key>", "</tool_call>"],
   callClose: "</tool_call>",
-  paramOpen: { prefix: "<arg_key>", end: "</arg_key>", clean: cleanAttributeName },
+  // Keys are raw text up to `</arg_key>`: they may hold `<`, `>` or `&` (vLLM and llama.cpp keep them).
+  paramOpen: { prefix: "<arg_key>", end: "</arg_key>", clean: cleanKey },
   valueOpen: "<arg_value>",
   paramClose: "</arg_value>",
   unwrapValue: unwrapNewlinePair,
+  untypedValues: "json",
   example: EXAMPLE,
   what: "the <tool_call> block",
 };

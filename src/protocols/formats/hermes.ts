@@ -1,10 +1,13 @@
 import { joinContentAndCalls } from "../core/render-helpers.js";
+import { taggedJsonCallRule } from "../core/start-rules.js";
 import type { ToolCallProtocol } from "../protocol.js";
 import { extraInstructionLines, oneCallOnlyLines } from "../render/catalogue-option-lines.js";
 import { hermesToolsBlock } from "../render/hermes-tools-block.js";
 import { renderCallObjects } from "../render/render-call-objects.js";
 import { renderResultTexts, TOOL_RESPONSE_BLOCK } from "../render/render-result-texts.js";
-import { hermesJsonCallRule } from "./shared-hermes-json-call-rule.js";
+import { bareJsonCallRules } from "./shared-bare-json-call-rules.js";
+import { functionTagRule } from "./shared-function-tag-rule.js";
+import { HERMES_CALL_EXAMPLE, hermesJsonCallRule } from "./shared-hermes-json-call-rule.js";
 import { createThinkingParser } from "./shared-thinking-parser.js";
 
 /**
@@ -37,6 +40,19 @@ export const hermesProtocol: ToolCallProtocol = {
     return renderResultTexts(results, TOOL_RESPONSE_BLOCK);
   },
   createParser(opts) {
-    return createThinkingParser([hermesJsonCallRule()], opts);
+    return createThinkingParser(
+      [
+        hermesJsonCallRule(),
+        // What llama.cpp also reads from Hermes-family models: `<function=name>{…}</function>`, the call
+        // object in other wrappers, and — when tools are offered — a bare or fenced call object. Each gives
+        // text that turns out to be no call back as content.
+        functionTagRule(),
+        ...["tools", "tool", "response", "json"].map((t) =>
+          taggedJsonCallRule(`<${t}>`, `</${t}>`, HERMES_CALL_EXAMPLE, { startOnArguments: true }),
+        ),
+        ...(opts?.tools?.length ? bareJsonCallRules(HERMES_CALL_EXAMPLE) : []),
+      ],
+      opts,
+    );
   },
 };

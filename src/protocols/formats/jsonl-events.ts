@@ -10,6 +10,18 @@ import { createThinkingParser } from "./shared-thinking-parser.js";
 const WS: PatternToken = { ws: true };
 const EXAMPLE = '{"type":"tool_call","name":"<tool_name>","arguments":{…}}';
 
+/** JSON Schema type names: `{"type": "object", …}` in prose is a schema, not an event line. */
+const SCHEMA_TYPES: ReadonlySet<string> = new Set([
+  "object",
+  "string",
+  "number",
+  "integer",
+  "boolean",
+  "array",
+  "null",
+  "function",
+]);
+
 function select(v: unknown): unknown[] | DecodedItem[] | { error: string } {
   const o = v as Record<string, unknown>;
   if (!o || typeof o !== "object" || Array.isArray(o)) return { error: "each line must be one JSON object" };
@@ -27,6 +39,12 @@ function select(v: unknown): unknown[] | DecodedItem[] | { error: string } {
     ];
   }
   if (o.type === "tool_call" || o.type === undefined) return [o];
+  if (typeof o.type === "string" && !SCHEMA_TYPES.has(o.type)) {
+    // Any other event line (`thought`, `plan`, `reflection`, …) is the model thinking aloud: reasoning.
+    const { type: _type, ...rest } = o;
+    const t = o.content ?? o.text ?? o.thought ?? o[o.type];
+    return [{ kind: "reasoning", text: typeof t === "string" ? t : JSON.stringify(rest) }];
+  }
   return { error: `unknown "type" ${JSON.stringify(o.type)}; use "tool_call" or "final_answer"` };
 }
 
@@ -80,19 +98,13 @@ export const jsonlEventsProtocol: ToolCallProtocol = {
       .join("\n");
   },
   createParser(opts) {
-    const head: PatternToken[] = [
-      '"type"',
-      WS,
-      ":",
-      WS,
-      '"',
-      { alt: [["tool_call"], ["final_answer"], ["tool_observation"]] },
-      '"',
-    ];
+    const head: PatternToken[] = ['"type"', WS, ":", WS, '"', { ident: "type" }, '"'];
     const rules = jsonBodyRules(head, {
       isCallPath: (p) => p.length === 0,
       nameFrom: (m) => (m.type === "tool_call" ? m.name : undefined),
       decode: jsonCallsDecoder(EXAMPLE, select),
+      // `{"type": "object", …}` in prose (a schema) is no event line: it comes back as written.
+      revertUndecodable: true,
       example: EXAMPLE,
       what: "the JSON line",
     });

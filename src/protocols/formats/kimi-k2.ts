@@ -20,12 +20,17 @@ const CALL_END = "<|tool_call_end|>";
 
 const EXAMPLE = `${SECTION_BEGIN}${CALL_BEGIN}functions.get_weather:0${ARGS_BEGIN}{"city": "Paris"}${CALL_END}${SECTION_END}`;
 const MAX_ID = 512;
+const SKIP_UNTIL = [CALL_END, CALL_BEGIN, SECTION_END, SECTION_END_ALT];
 
-/** `functions.get_weather:0` → `get_weather` (dots inside the name are kept: `functions.math.sqrt:1`). */
-function nameFromCallId(id: string): string {
-  let s = id.trim();
-  if (s.startsWith("functions.")) s = s.slice("functions.".length);
-  return s.replace(/:\d+$/, "").trim();
+const CALL_ID = /^functions\.([A-Za-z_][\w.-]*?)(?::\d+)?$|^([A-Za-z_][\w.-]*):\d+$/;
+
+/**
+ * `functions.get_weather:0` → `get_weather` (dots inside the name are kept: `functions.math.sqrt:1`). Models
+ * drop one part at times (`functions.get_weather`, `get_weather:0`); with neither (`invalid.0`) it is no id: null.
+ */
+function nameFromCallId(id: string): string | null {
+  const m = CALL_ID.exec(id.trim());
+  return m ? (m[1] ?? m[2] ?? null) : null;
 }
 
 type Probe = "yes" | "partial" | "no";
@@ -40,7 +45,7 @@ function probe(text: string, at: number, marker: string, final: boolean): Probe 
  * until the section end. The call id names the function; the arguments are JSON, read leniently.
  */
 class KimiCallsRegion implements Region {
-  private state: "between" | "id" | "args" | "argsTrail" = "between";
+  private state: "between" | "id" | "args" | "argsTrail" | "skip" = "between";
   private scanner: JsonScanner | null = null;
   private raw: string;
   private calls = 0;
@@ -91,32 +96,54 @@ class KimiCallsRegion implements Region {
           continue;
         }
         case "id": {
-          const idx = text.indexOf(ARGS_BEGIN, i);
-          if (idx === -1 || idx - i > MAX_ID) {
-            const hold = final ? 0 : partialMarkerSuffix(text, i, ARGS_BEGIN);
-            if (n - hold - i <= MAX_ID && !text.slice(i, n - hold).includes("<|"))
-              return { pos: i, done: false };
-            this.ctx.emit({
-              type: "parse-error",
-              raw: this.raw + text.slice(i, Math.min(n, i + MAX_ID)),
-              message: `a call id must be followed by ${ARGS_BEGIN} and the JSON arguments; send the call as ${EXAMPLE}`,
-            });
-            this.calls++;
-            this.state = "between";
-            const lt = text.indexOf("<|", i + 1);
-            i = this.take(text, i, lt === -1 ? n : lt);
+          // The id runs up to the argument token; any other special token first means it is no id (markup
+          // never becomes part of a name). Held back whole until decided: bounded by MAX_ID.
+          const lt = text.indexOf("<|", i);
+          if (lt === -1 || lt - i > MAX_ID) {
+            if (n - i <= MAX_ID && lt === -1) return { pos: i, done: false };
+            i = this.badId(text, i, Math.min(n, i + MAX_ID), "is longer than an id can be");
             if (i === n) return { pos: n, done: false };
             continue;
           }
-          const id = text.slice(i, idx).trim();
+          const ab = probe(text, lt, ARGS_BEGIN, final);
+          if (ab === "partial") return { pos: i, done: false };
+          if (ab === "no") {
+            i = this.badId(text, i, lt, "is followed by markup instead of " + ARGS_BEGIN);
+            continue;
+          }
+          const id = text.slice(i, lt).trim();
           const name = nameFromCallId(id);
-          const rawFrom = this.raw.length - CALL_BEGIN.length;
-          i = this.take(text, i, idx + ARGS_BEGIN.length);
-          const started = this.ctx.startCall(name || id, id || undefined);
-          this.current = { ...started, name: name || id, rawFrom: Math.max(0, rawFrom) };
+          const rawFrom = Math.max(0, this.raw.length - CALL_BEGIN.length);
+          i = this.take(text, i, lt + ARGS_BEGIN.length);
+          if (name === null) {
+            this.current = { index: -1, id, name: id, rawFrom };
+          } else {
+            const started = this.ctx.startCall(name, id);
+            this.current = { ...started, name, rawFrom };
+          }
           this.args = "";
           this.scanner = new JsonScanner({ isCallPath: () => false }, CALL_END);
           this.state = "args";
+          continue;
+        }
+        case "skip": {
+          // The rest of a call whose id was rejected (its arguments), up to the next call or the section end.
+          // (one pass over the `<|` in the text: searching each marker to the end would be quadratic)
+          let at = -1;
+          for (let k = text.indexOf("<|", i); k >= 0; k = text.indexOf("<|", k + 2)) {
+            if (SKIP_UNTIL.some((m) => text.startsWith(m, k))) {
+              at = k;
+              break;
+            }
+          }
+          let hold = 0;
+          if (!final) for (const m of SKIP_UNTIL) hold = Math.max(hold, partialMarkerSuffix(text, i, m));
+          if (at === -1) {
+            i = this.take(text, i, n - hold);
+            return { pos: i, done: false };
+          }
+          i = this.take(text, i, text.startsWith(CALL_END, at) ? at + CALL_END.length : at);
+          this.state = "between";
           continue;
         }
         case "args": {
@@ -177,7 +204,21 @@ class KimiCallsRegion implements Region {
 
   private addArgs(index: number, piece: string): void {
     this.args += piece;
-    this.ctx.emit({ type: "call-args-delta", index, text: piece });
+    if (index >= 0) this.ctx.emit({ type: "call-args-delta", index, text: piece });
+  }
+
+  /** A call whose id is not one: reported, and reading goes on at the next token. */
+  private badId(text: string, i: number, to: number, why: string): number {
+    this.ctx.emit({
+      type: "parse-error",
+      raw: CALL_BEGIN + text.slice(i, to),
+      message: `the call id ${JSON.stringify(text.slice(i, to).trim().slice(0, 80))} ${why}; send the call as ${EXAMPLE}`,
+    });
+    this.calls++;
+    this.state = "skip";
+    // Raw text is kept per call: slicing one growing string per call would copy it all each time.
+    this.raw = "";
+    return to;
   }
 
   /** Appends `text[from..to)` to the raw text of the region and returns `to`. */
@@ -187,7 +228,7 @@ class KimiCallsRegion implements Region {
   }
 
   finish(): void {
-    if (this.state === "between" && this.calls > 0) return;
+    if ((this.state === "between" || this.state === "skip") && this.calls > 0) return;
     if (this.state === "argsTrail") {
       // The JSON arguments were complete; only the end tokens are missing.
       this.endCall(true);
@@ -195,7 +236,7 @@ class KimiCallsRegion implements Region {
     }
     const message = `the output ended inside a call (the tool-calls section is incomplete), so it was not run; send the complete call as ${EXAMPLE}`;
     const cur = this.current;
-    if (cur)
+    if (cur && cur.index >= 0)
       this.ctx.emit({ type: "truncated", index: cur.index, raw: this.raw.slice(cur.rawFrom), message });
     else this.ctx.emit({ type: "truncated", raw: this.raw, message });
   }
@@ -205,6 +246,15 @@ class KimiCallsRegion implements Region {
     this.current = null;
     this.calls++;
     const raw = this.raw.slice(cur.rawFrom);
+    this.raw = "";
+    if (cur.index < 0) {
+      this.ctx.emit({
+        type: "parse-error",
+        raw,
+        message: `the call id ${JSON.stringify(cur.id.slice(0, 80))} is not functions.<name>:<n>, so the call was not run; send it as ${EXAMPLE}`,
+      });
+      return;
+    }
     const d = decodeArguments(this.args);
     if (!d.ok) {
       this.ctx.emit({
@@ -284,6 +334,8 @@ export const kimiK2Protocol: ToolCallProtocol = {
         { first: "<", pattern: [CALL_BEGIN], open: (ctx, m) => new KimiCallsRegion(ctx, m.text, true) },
       ],
       opts,
+      // As vLLM's Kimi-K2 reasoning parser: the tool-calls section ends reasoning left unclosed.
+      [SECTION_BEGIN, SECTION_BEGIN_ALT],
     );
   },
 };

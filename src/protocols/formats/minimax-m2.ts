@@ -19,6 +19,7 @@ const SYNTAX: TaggedCallSyntax = {
   paramOpen: { prefix: "<parameter name=", end: ">", clean: cleanAttributeName },
   paramClose: "</parameter>",
   unwrapValue: unwrapNewlinePair,
+  untypedValues: "text",
   example: EXAMPLE,
   what: "the <minimax:tool_call> block",
 };

@@ -177,7 +177,9 @@ function mistralRules(): StartRule[] {
   return [
     {
       first: "[",
-      pattern: [TOOL_CALLS, WS, { mark: "body" }, { alt: [["["], ["{"]] }],
+      // `[` only when an object follows: `[TOOL_CALLS][TOOL_CALLS]…` (a model stuck repeating the marker) is
+      // then one cheap error per marker instead of a JSON value to decode and repair each time.
+      pattern: [TOOL_CALLS, WS, { mark: "body" }, { alt: [["[", WS, "{"], ["{"]] }],
       open: (ctx, m) =>
         new CallBodyRegion(ctx, {
           opener: m.text,

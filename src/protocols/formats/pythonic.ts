@@ -52,6 +52,7 @@ export const pythonicProtocol: ToolCallProtocol = {
         // Inside <|python_start|> the list brackets are optional.
         valueStart: extra.endMarker ? "*" : "[",
         onNonValue: "revert",
+        revertUndecodable: true,
         createScanner: (hooks, stop) => new PythonScanner(hooks, stop, stop !== undefined),
         isCallPath: () => false,
         decode: decodePythonCalls,

@@ -31,6 +31,7 @@ const SYNTAX: TaggedCallSyntax = {
   paramOpen: { prefix: "<parameter=", end: ">", clean: cleanAttributeName },
   paramClose: "</parameter>",
   unwrapValue,
+  untypedValues: "text",
   example: EXAMPLE,
   what: "the <tool_call> block",
 };

@@ -33,6 +33,8 @@ const SYNTAX: TaggedCallSyntax = {
   paramOpen: { prefix: "<parameter=", end: ">", clean: cleanAttributeName },
   paramClose: "</parameter>",
   unwrapValue,
+  // vLLM's Seed-OSS parser, like its Qwen3-Coder one, keeps a value without a schema as the text it is.
+  untypedValues: "text",
   example: EXAMPLE,
   what: `the ${SECTION_OPEN} block`,
 };

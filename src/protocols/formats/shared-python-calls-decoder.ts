@@ -8,7 +8,15 @@ import type { EngineContext } from "../core/stream-engine.js";
  * evaluated — with values coerced by the offered tools' schemas (a bare `True` or `"3"` may be meant otherwise).
  */
 export function decodePythonCalls(raw: string, ctx: EngineContext): DecodeOutcome {
-  const r = parsePythonCalls(raw);
+  let r = parsePythonCalls(raw);
+  if (!r.ok) {
+    // A list whose `]` was cut off by the end of output (the calls in it are complete): close it.
+    const t = raw.trimEnd();
+    if (t.trimStart().startsWith("[") && !t.endsWith("]")) {
+      const closed = parsePythonCalls(`${t}]`);
+      if (closed.ok) r = closed;
+    }
+  }
   if (!r.ok) return { error: r.error };
   return {
     items: r.calls.map((c) => ({

@@ -7,9 +7,17 @@ import type { ParserOptions } from "../types.js";
  * reasoning rule and a stray-`</think>` drop, starting inside reasoning when the prompt ended with `<think>`.
  * Every format without a reasoning channel of its own is built this way.
  */
-export function createThinkingParser(rules: readonly StartRule[], opts?: ParserOptions): StreamParser {
+export function createThinkingParser(
+  rules: readonly StartRule[],
+  opts?: ParserOptions,
+  /** Markers that end unclosed reasoning where the format's reference parser does (see `ReasoningRegion`). */
+  reasoningEndsAt: readonly string[] = [],
+): StreamParser {
   return new StreamParser(
-    { rules: [reasoningRule(), dropRule("</think>"), ...rules], initialRegion: reasoningPrefix() },
+    {
+      rules: [reasoningRule("<think>", "</think>", reasoningEndsAt), dropRule("</think>"), ...rules],
+      initialRegion: reasoningPrefix("<think>", "</think>", reasoningEndsAt),
+    },
     opts,
   );
 }
