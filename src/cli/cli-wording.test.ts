@@ -9,7 +9,7 @@ describe("inCliTerms", () => {
   // fails here instead of leaking library wording into the CLI again).
   it.each([
     [
-      "llama/llama-language-model.ts",
+      "llama/llama-generation.ts",
       'try mode "text" or another tool-call protocol',
       /--no-native-tools/,
       /mode "text"/,
