@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type Database from "better-sqlite3";
+import { keepNativeAlive } from "./keep-native-alive.js";
 
 /**
  * What MCP approvals keep in the database so that several `toolbridge serve` processes on one file agree: which
@@ -8,9 +9,20 @@ import type Database from "better-sqlite3";
  */
 export class McpApprovalLedger {
   readonly #db: Database.Database;
+  readonly #statements = new Map<string, Database.Statement>();
 
   constructor(db: Database.Database) {
     this.#db = db;
+  }
+
+  /** Prepared once per SQL text and kept (see keep-native-alive.ts). */
+  #stmt(sql: string): Database.Statement {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = keepNativeAlive(this.#db.prepare(sql));
+      this.#statements.set(sql, statement);
+    }
+    return statement;
   }
 
   /**
@@ -19,10 +31,10 @@ export class McpApprovalLedger {
    */
   consume(id: string, expiresAtMs: number, nowMs = Date.now()): boolean {
     const run = this.#db.transaction(() => {
-      this.#db.prepare("DELETE FROM mcp_request_states WHERE expires_at < ?").run(nowMs);
-      const info = this.#db
-        .prepare("INSERT OR IGNORE INTO mcp_request_states (id, used_at, expires_at) VALUES (?, ?, ?)")
-        .run(id, new Date(nowMs).toISOString(), expiresAtMs);
+      this.#stmt("DELETE FROM mcp_request_states WHERE expires_at < ?").run(nowMs);
+      const info = this.#stmt(
+        "INSERT OR IGNORE INTO mcp_request_states (id, used_at, expires_at) VALUES (?, ?, ?)",
+      ).run(id, new Date(nowMs).toISOString(), expiresAtMs);
       return info.changes === 1;
     });
     return run.immediate();
@@ -31,10 +43,10 @@ export class McpApprovalLedger {
   /** The signing key for requestState: generated once (32 random bytes, base64url) and shared by every instance. */
   signingKey(): string {
     const run = this.#db.transaction(() => {
-      this.#db
-        .prepare("INSERT OR IGNORE INTO mcp_settings (key, value) VALUES ('requestStateKey', ?)")
-        .run(randomBytes(32).toString("base64url"));
-      const row = this.#db.prepare("SELECT value FROM mcp_settings WHERE key = 'requestStateKey'").get() as {
+      this.#stmt("INSERT OR IGNORE INTO mcp_settings (key, value) VALUES ('requestStateKey', ?)").run(
+        randomBytes(32).toString("base64url"),
+      );
+      const row = this.#stmt("SELECT value FROM mcp_settings WHERE key = 'requestStateKey'").get() as {
         value: string;
       };
       return row.value;

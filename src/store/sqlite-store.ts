@@ -5,6 +5,7 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import type Database from "better-sqlite3";
 import type { AgentMessage, AgentToolCall } from "../core/agent-message.js";
 import { ToolbridgeError } from "../core/toolbridge-error.js";
+import { keepNativeAlive } from "./keep-native-alive.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
 import {
   type ApprovalRecord,
@@ -181,22 +182,22 @@ export class SqliteStore implements Store {
       }
     }
     try {
-      this.db = new (sqlite())(location);
+      this.db = keepNativeAlive(new (sqlite())(location));
     } catch (error) {
       throw new StoreOpenError(
         `Cannot open database ${location}: ${(error as Error).message}. Pass another --db path.`,
       );
     }
-    this.db.pragma("journal_mode = WAL");
-    this.db.pragma(`synchronous = ${options.synchronous === "normal" ? "NORMAL" : "FULL"}`);
-    this.db.pragma("busy_timeout = 5000");
-    this.db.pragma("foreign_keys = ON");
+    // exec, not pragma(): pragma() prepares a statement object each time, left for the collector (keep-native-alive).
+    this.db.exec(
+      `PRAGMA journal_mode = WAL; PRAGMA synchronous = ${options.synchronous === "normal" ? "NORMAL" : "FULL"}; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;`,
+    );
     this.#migrate();
     this.#transaction = this.db.transaction((body: () => unknown) => body());
   }
 
   #migrate(): void {
-    const current = Number(this.db.pragma("user_version", { simple: true }));
+    const current = this.schemaVersion;
     if (current > SCHEMA_VERSION) {
       throw new StoreOpenError(
         `Database ${this.location} has schema version ${current}, newer than this toolbridge understands (${SCHEMA_VERSION}). Upgrade toolbridge.`,
@@ -207,20 +208,20 @@ export class SqliteStore implements Store {
       this.db
         .transaction(() => {
           this.db.exec(migration.sql);
-          this.db.pragma(`user_version = ${migration.version}`);
+          this.db.exec(`PRAGMA user_version = ${migration.version}`);
         })
         .immediate();
     }
   }
 
   get schemaVersion(): number {
-    return Number(this.db.pragma("user_version", { simple: true }));
+    return Number(this.#stmt("PRAGMA user_version").pluck().get());
   }
 
   #stmt(sql: string): Database.Statement {
     let statement = this.#statements.get(sql);
     if (!statement) {
-      statement = this.db.prepare(sql);
+      statement = keepNativeAlive(this.db.prepare(sql));
       this.#statements.set(sql, statement);
     }
     return statement;
