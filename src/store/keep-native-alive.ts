@@ -12,3 +12,14 @@ export function keepNativeAlive<T extends object>(value: T): T {
   retained.add(value);
   return value;
 }
+
+/**
+ * The connection, kept, with `prepare` keeping every statement it makes — including those better-sqlite3 prepares
+ * for itself (`pragma()`, transactions) and those callers outside the store prepare on `store.db`.
+ */
+export function keepDatabaseAlive<T extends { prepare(source: string): object }>(db: T): T {
+  keepNativeAlive(db);
+  const prepare = db.prepare.bind(db);
+  db.prepare = ((source: string) => keepNativeAlive(prepare(source))) as T["prepare"];
+  return db;
+}

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openSqlite } from "../../test/helpers/open-sqlite.js";
 import { defaultDbPath } from "./default-db-path.js";
 import { SCHEMA_VERSION } from "./migrations.js";
 import { SqliteStore, StoreOpenError, toFtsQuery } from "./sqlite-store.js";
@@ -46,7 +46,7 @@ describe("SqliteStore", () => {
     expect(await store.claimRun("r1", "host:2", ["paused"], null)).toBe(true);
     // Killed right here: what another process reads must be consistent.
     await store.close();
-    const raw = new Database(file, { readonly: true });
+    const raw = openSqlite(file, { readonly: true });
     expect(raw.prepare("SELECT status, stop_reason, owner FROM runs WHERE id = 'r1'").get()).toEqual({
       status: "running",
       stop_reason: null,
@@ -54,7 +54,7 @@ describe("SqliteStore", () => {
     });
     raw.close();
     // A row an older toolbridge left inconsistent reads consistently.
-    const old = new Database(file);
+    const old = openSqlite(file);
     old.prepare("UPDATE runs SET stop_reason = 'awaiting-approval' WHERE id = 'r1'").run();
     old.close();
     const reopened = new SqliteStore(file);
@@ -64,7 +64,7 @@ describe("SqliteStore", () => {
 
   it("refuses a database from a newer schema instead of guessing", () => {
     const file = path.join(dir, "future.db");
-    const raw = new Database(file);
+    const raw = openSqlite(file);
     raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     raw.close();
     expect(() => new SqliteStore(file)).toThrow(StoreOpenError);

@@ -5,7 +5,7 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import type Database from "better-sqlite3";
 import type { AgentMessage, AgentToolCall } from "../core/agent-message.js";
 import { ToolbridgeError } from "../core/toolbridge-error.js";
-import { keepNativeAlive } from "./keep-native-alive.js";
+import { keepDatabaseAlive, keepNativeAlive } from "./keep-native-alive.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
 import {
   type ApprovalRecord,
@@ -182,7 +182,7 @@ export class SqliteStore implements Store {
       }
     }
     try {
-      this.db = keepNativeAlive(new (sqlite())(location));
+      this.db = keepDatabaseAlive(new (sqlite())(location));
     } catch (error) {
       throw new StoreOpenError(
         `Cannot open database ${location}: ${(error as Error).message}. Pass another --db path.`,

@@ -1,9 +1,9 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RunView } from "../../src/agent/run-view.js";
+import { openSqlite } from "../helpers/open-sqlite.js";
 import { cli, cliJson, FIXTURE_TOOLS } from "./cli-helpers.js";
 
 let dir: string;
@@ -60,7 +60,7 @@ describe("toolbridge run / runs with the replay model", { timeout: 240_000 }, ()
     });
     expect(readFileSync(out, "utf8")).toBe("hello\n");
 
-    const sqlite = new Database(db, { readonly: true });
+    const sqlite = openSqlite(db, { readonly: true });
     try {
       expect(sqlite.prepare("SELECT status, stop_reason FROM runs").all()).toEqual([
         { status: "finished", stop_reason: "final-answer" },

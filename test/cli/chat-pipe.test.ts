@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openSqlite } from "../helpers/open-sqlite.js";
 import { runCli } from "../helpers/run-cli.js";
 
 let dir: string;
@@ -54,7 +54,7 @@ describe("toolbridge chat with stdin from a pipe (scripts)", { timeout: 120_000 
     for (const answer of ["First done.", "Second done.", "Third done."]) expect(out).toContain(answer);
     expect(out).toMatch(/calculator .*\[always allowed in this chat\]/);
 
-    const sqlite = new Database(db, { readonly: true });
+    const sqlite = openSqlite(db, { readonly: true });
     try {
       // One conversation, continued by each message.
       expect(

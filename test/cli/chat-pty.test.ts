@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openSqlite } from "../helpers/open-sqlite.js";
 import { CLI_MAIN, REPO_ROOT } from "../helpers/run-cli.js";
 import { TmuxSession } from "./helpers/tmux-session.js";
 
@@ -75,7 +75,7 @@ describe("toolbridge chat in a real terminal", { timeout: 120_000 }, () => {
     expect(await tmux.waitForExit()).toBe(0);
     expect(tmux.screen()).toMatch(/Conversation conv_\S+ is saved in/);
 
-    const sqlite = new Database(db, { readonly: true });
+    const sqlite = openSqlite(db, { readonly: true });
     try {
       expect(sqlite.prepare("SELECT status, stop_reason, answer FROM runs").all()).toEqual([
         { status: "finished", stop_reason: "final-answer", answer: "15% of 47.50 is 7.125, about 7.13." },

@@ -9,8 +9,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
+import { openSqlite } from "../helpers/open-sqlite.js";
 import { CLI_MAIN, REPO_ROOT } from "../helpers/run-cli.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "tb-redaction-cli-"));
@@ -109,7 +109,7 @@ export const tools = [
     expect(files.length).toBe(2);
     for (const file of files) expectClean(`trace ${file}`, readFileSync(path.join(traces, file), "utf8"));
 
-    const raw = new Database(db, { readonly: true });
+    const raw = openSqlite(db, { readonly: true });
     try {
       const tables = raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{
         name: string;

@@ -7,7 +7,6 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import Database from "better-sqlite3";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { createAgent } from "../../src/agent/create-agent.js";
@@ -18,6 +17,7 @@ import { SqliteStore } from "../../src/store/sqlite-store.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import { ToolExecutor } from "../../src/tools/tool-executor.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
+import { openSqlite } from "../helpers/open-sqlite.js";
 
 const root = mkdtempSync(path.join(tmpdir(), "tb-redaction-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -105,7 +105,7 @@ function checkSinks(dir: string, events: AgentEvent[], view: unknown, secret: st
   expectClean("the run view", JSON.stringify(view), secret);
   for (const file of readdirSync(path.join(dir, "traces")))
     expectClean(`trace ${file}`, readFileSync(path.join(dir, "traces", file), "utf8"), secret);
-  const db = new Database(path.join(dir, "toolbridge.db"), { readonly: true });
+  const db = openSqlite(path.join(dir, "toolbridge.db"), { readonly: true });
   try {
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{
       name: string;
