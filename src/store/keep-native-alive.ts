@@ -14,8 +14,9 @@ export function keepNativeAlive<T extends object>(value: T): T {
 }
 
 /**
- * The connection, kept, with `prepare` keeping every statement it makes — including those better-sqlite3 prepares
- * for itself (`pragma()`, transactions) and those callers outside the store prepare on `store.db`.
+ * The connection, kept, with `prepare` keeping every statement it makes (also those callers outside the store prepare
+ * on `store.db`). Transactions' own statements live as long as the connection. `pragma()` prepares behind `prepare`
+ * and leaves its statement to the collector: use `exec` or a prepared `PRAGMA` instead.
  */
 export function keepDatabaseAlive<T extends { prepare(source: string): object }>(db: T): T {
   keepNativeAlive(db);

@@ -28,7 +28,7 @@ describe("SqliteStore", () => {
   it("creates its folder, uses WAL, migrates once and keeps data across reopen", async () => {
     const file = path.join(dir, "nested", "deeper", "tb.db");
     const store = new SqliteStore(file);
-    expect(store.db.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(store.db.prepare("PRAGMA journal_mode").pluck().get()).toBe("wal");
     expect(store.schemaVersion).toBe(SCHEMA_VERSION);
     await store.createRun(newRun("r1"));
     await store.close();
@@ -65,7 +65,7 @@ describe("SqliteStore", () => {
   it("refuses a database from a newer schema instead of guessing", () => {
     const file = path.join(dir, "future.db");
     const raw = openSqlite(file);
-    raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    raw.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`);
     raw.close();
     expect(() => new SqliteStore(file)).toThrow(StoreOpenError);
   });
