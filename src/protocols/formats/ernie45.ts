@@ -1,10 +1,9 @@
 import { dropRule } from "../core/reasoning-region.js";
 import { joinContentAndCalls } from "../core/render-helpers.js";
 import type { ToolCallProtocol } from "../protocol.js";
-import { extraInstructionLines, oneCallOnlyLines } from "../render/catalogue-option-lines.js";
-import { hermesToolsBlock } from "../render/hermes-tools-block.js";
 import { renderCallObjects } from "../render/render-call-objects.js";
 import { renderResultTexts } from "../render/render-result-texts.js";
+import { hermesProtocol } from "./hermes.js";
 import { hermesJsonCallRule } from "./shared-hermes-json-call-rule.js";
 import { createThinkingParser } from "./shared-thinking-parser.js";
 
@@ -21,17 +20,8 @@ export const ernie45Protocol: ToolCallProtocol = {
   stopSequences: [],
   callStartMarkers: ["<tool_call>"],
   callBody: "json-call",
-  renderCatalogue(tools, opts) {
-    return [
-      ...hermesToolsBlock(tools),
-      "For each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:",
-      "<tool_call>",
-      '{"name": <function-name>, "arguments": <args-json-object>}',
-      "</tool_call>",
-      ...oneCallOnlyLines(opts, "Call at most one function per turn."),
-      ...extraInstructionLines(opts),
-    ].join("\n");
-  },
+  // The same catalogue as Hermes: ERNIE 4.5 reads the Hermes wording (its own chat template was not found).
+  renderCatalogue: hermesProtocol.renderCatalogue,
   renderAssistantTurn({ content, calls }) {
     return joinContentAndCalls(
       content,
