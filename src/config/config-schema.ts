@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { mcpServersSchema } from "../mcp/mcp-servers-config.js";
-import { modelConfigSchema } from "./model-config-schema.js";
+import { modelConfigSchema, namedModelsConfigSchema } from "./model-config-schema.js";
 
 /**
  * The shape of toolbridge.config.json. Unknown keys are errors, not silently ignored: a typo such as `filesytem`
@@ -74,6 +74,11 @@ export const configSchema = z.strictObject({
   mcpServers: mcpServersSchema.optional(),
   /** The model `run` and `chat` use unless a flag or environment variable names another (see model-config-schema). */
   model: modelConfigSchema.optional(),
+  /**
+   * Named models for `serve` (`GET /v1/models`, the `model` of a request), each with the settings of `model`. `model`
+   * stays the default; without it the first named one is.
+   */
+  models: namedModelsConfigSchema.optional(),
   /** Serving tools over MCP (`toolbridge mcp`, `serve`): approvals and their signing key. */
   mcp: mcpServeConfigSchema.optional(),
 });

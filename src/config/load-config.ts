@@ -31,6 +31,11 @@ function describeIssues(error: z.ZodError): string[] {
       const where = issue.path.length ? ` in \`${formatPath(issue.path)}\`` : "";
       return `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `\`${k}\``).join(", ")}${where}`;
     }
+    if (issue.code === "invalid_key") {
+      // A record's key (a model name): say what the key must look like, not zod's "Invalid key in record".
+      const reason = issue.issues[0]?.message ?? issue.message;
+      return `\`${formatPath(issue.path)}\`: the name is not allowed: ${reason}`;
+    }
     return `\`${formatPath(issue.path)}\`: ${issue.message}`;
   });
 }

@@ -66,3 +66,34 @@ describe('the "model" section of toolbridge.config.json', () => {
     expect(problems({ provider: "llama", path: "m.gguf", maxTokens: 0 })).toContain("`model.maxTokens`");
   });
 });
+
+describe('the "models" section (named models for serve)', () => {
+  const configProblems = (config: unknown): string => {
+    try {
+      parseConfig(config, "toolbridge.config.json", "/base");
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as Error).message;
+    }
+    throw new Error("expected the config to be rejected");
+  };
+
+  it("accepts several named models, each with the settings of `model` plus its concurrency limits", () => {
+    const models = {
+      local: { provider: "llama", path: "m.gguf", maxConcurrent: 2, maxQueued: 8 },
+      "qwen2.5:7b": { provider: "openai", baseUrl: "http://localhost:11434/v1", name: "qwen2.5:7b" },
+    };
+    expect(parseConfig({ models }, "f", "/base").models).toEqual(models);
+  });
+
+  it("names the key of each problem: a bad model name, a bad setting inside a named model, an empty section", () => {
+    expect(configProblems({ models: { "bad name": { provider: "llama", path: "m.gguf" } } })).toContain(
+      "`models.bad name`: the name is not allowed",
+    );
+    expect(configProblems({ models: { local: { provider: "llama" } } })).toContain("`models.local.path`");
+    expect(
+      configProblems({ models: { local: { provider: "llama", path: "m.gguf", maxConcurrent: 0 } } }),
+    ).toContain("`models.local.maxConcurrent`");
+    expect(configProblems({ models: {} })).toContain("`models`: name at least one model");
+  });
+});

@@ -28,6 +28,13 @@ const common = {
   toolChoice: toolChoiceConfigSchema.optional(),
   maxTokens: z.number().int().positive().optional(),
   seed: z.number().int().min(0).optional(),
+  /**
+   * `serve`: generations of this model running at once (each on its own context sequence); more requests wait in a
+   * queue. Default 2 for a local GGUF (what 2 cores serve well), 8 for a remote server.
+   */
+  maxConcurrent: z.number().int().min(1).max(64).optional(),
+  /** `serve`: requests that may wait for a free slot; beyond that they get 503 at once. Default 32. */
+  maxQueued: z.number().int().min(0).max(10_000).optional(),
 };
 
 const apiKeyEnv = z
@@ -91,3 +98,18 @@ export const modelConfigSchema = z
   });
 
 export type ModelConfig = z.output<typeof modelConfigSchema>;
+
+/** A name clients send as `model` (OpenAI's /v1): letters, digits and `._:/-`, like `qwen2.5:7b` or `org/model`. */
+export const modelNameSchema = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/,
+    "a model name is 1-128 letters, digits and . _ : / - (starting with a letter or digit)",
+  );
+
+/** `"models"` in toolbridge.config.json: named models `serve` offers at /v1 (and the run API), each like `"model"`. */
+export const namedModelsConfigSchema = z
+  .record(modelNameSchema, modelConfigSchema)
+  .refine((models) => Object.keys(models).length > 0, {
+    message: "name at least one model, or leave out `models`",
+  });

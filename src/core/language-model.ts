@@ -9,6 +9,11 @@ export interface ModelRequest {
   /** The tools offered this turn, as MCP objects (already filtered by allowlist and local-only mode). */
   tools: readonly Tool[];
   toolChoice: ToolChoice;
+  /**
+   * Most tokens to generate this turn, when the caller has its own budget (an OpenAI client's `max_tokens`): the
+   * smaller of it and the model's configured limit applies.
+   */
+  maxTokens?: number;
   /** Fires on step timeout, total timeout and cancellation; a backend stops generating when it does. */
   signal: AbortSignal;
   /**

@@ -44,6 +44,7 @@ export function withTextProtocol(
       tools: [],
       toolChoice: "auto",
       signal: request.signal,
+      ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
     })) {
       if (event.type === "text-delta") yield* mapper.map(parser.push(event.text));
       else if (event.type === "finish") {

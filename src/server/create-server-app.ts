@@ -9,6 +9,9 @@ import { bearerTokenAuth } from "./bearer-token-auth.js";
 import { bodySizeLimit } from "./body-size-limit.js";
 import { hostOriginGuard } from "./host-origin-guard.js";
 import { isLoopbackHost } from "./is-loopback-host.js";
+import type { ModelCatalog } from "./model-catalog.js";
+import { toOpenAIErrorShape } from "./openai/openai-api-error.js";
+import { createOpenAIRoutes } from "./openai/openai-routes.js";
 
 /** Default request body limit: 4 MiB, the MCP SDK's own default. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -26,6 +29,8 @@ export interface ServerAppOptions {
   maxBodyBytes?: number;
   /** Options for the MCP endpoint at /mcp (server name, instructions), or false to leave it out. */
   mcp?: Omit<McpServerOptions, "registry" | "executor"> | false;
+  /** The named models of the OpenAI-compatible API at /v1 (`GET /v1/models`, `POST /v1/chat/completions`); off when absent. */
+  openai?: { models: ModelCatalog };
 }
 
 export interface ServerApp {
@@ -44,6 +49,12 @@ export interface ServerApp {
 export function createServerApp(options: ServerAppOptions): ServerApp {
   const app = new Hono();
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  // In front of the guards: their refusals (403/401/413) reach OpenAI clients in OpenAI's error shape.
+  if (options.openai)
+    app.use("/v1/*", async (c, next) => {
+      await next();
+      c.res = await toOpenAIErrorShape(c.res);
+    });
 
   app.use(
     "*",
@@ -84,6 +95,8 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
       : undefined;
     app.all("/mcp", (c) => handler.handle(c.req.raw, authInfo));
   }
+
+  if (options.openai) app.route("/v1", createOpenAIRoutes(options.openai));
 
   return {
     app,

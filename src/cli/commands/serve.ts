@@ -6,6 +6,7 @@ import { McpApprovalLedger } from "../../store/mcp-approval-ledger.js";
 import type { SqliteStore } from "../../store/sqlite-store.js";
 import { CliError, runCommand } from "../cli-error.js";
 import { openStore } from "../open-store.js";
+import { serveModelCatalog } from "../serve-models.js";
 import { createToolsRuntime } from "../tools-runtime.js";
 
 interface ServeOptions {
@@ -31,7 +32,10 @@ function parseInteger(text: string, option: string, min: number, max: number): n
 export function registerServeCommand(program: Command): void {
   program
     .command("serve")
-    .description("run the HTTP server: MCP (Streamable HTTP) at /mcp")
+    .description(
+      "run the HTTP server: MCP (Streamable HTTP) at /mcp, and an OpenAI-compatible API at /v1 " +
+        "(GET /v1/models, POST /v1/chat/completions with tools) over the configured models, else the bundled demo model",
+    )
     .option("-p, --port <n>", "port to listen on (0 picks a free one)", "8080")
     .option("-H, --host <address>", "address to bind; anything but loopback requires --token", "127.0.0.1")
     .option("--token <secret>", "require Authorization: Bearer <secret> (default: $TOOLBRIDGE_TOKEN)")
@@ -67,8 +71,11 @@ export function registerServeCommand(program: Command): void {
             store ??= openStore(options.db);
             return new McpApprovalLedger(store.db);
           });
+          // OpenAI-compatible /v1: the config's named models (+ the default model), else the bundled demo model.
+          const models = serveModelCatalog({ config: runtime.config, configFile: runtime.configFile });
           const server = await startServer({
             mcp: { approvals },
+            ...(models ? { openai: { models } } : {}),
             registry: runtime.registry,
             executor: runtime.executor,
             port,
@@ -85,6 +92,10 @@ export function registerServeCommand(program: Command): void {
           process.stdout.write(
             `toolbridge serving ${runtime.registry.size} tool(s) on ${server.url} — MCP endpoint ${server.url}/mcp\n`,
           );
+          if (models)
+            process.stdout.write(
+              `OpenAI-compatible API at ${server.url}/v1 — models: ${models.names().join(", ")} (default ${models.defaultName})\n`,
+            );
           await new Promise<void>((resolve) => {
             process.once("SIGINT", resolve);
             process.once("SIGTERM", resolve);

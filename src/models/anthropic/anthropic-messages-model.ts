@@ -115,7 +115,7 @@ export class AnthropicMessagesModel implements LanguageModel {
     const { system, messages } = toAnthropicMessages(request.messages);
     const body: MessageCreateParamsStreaming = {
       model: o.model,
-      max_tokens: o.maxTokens ?? 4096,
+      max_tokens: Math.min(o.maxTokens ?? 4096, request.maxTokens ?? Number.POSITIVE_INFINITY),
       messages,
       stream: true,
     };

@@ -171,7 +171,7 @@ export class TextCompletionModel implements LanguageModel {
     const body: CompletionCreateParamsStreaming = {
       model: o.model ?? "default",
       prompt,
-      max_tokens: o.maxTokens ?? 1024,
+      max_tokens: Math.min(o.maxTokens ?? 1024, request.maxTokens ?? Number.POSITIVE_INFINITY),
       stream: true,
       // mlx_lm reads include_usage directly once stream_options is present.
       stream_options: { include_usage: true },

@@ -150,12 +150,12 @@ export class LlamaLanguageModel implements LanguageModel {
     return o;
   }
 
-  #sampling(): Sampling {
+  #sampling(requested: number | undefined): Sampling {
     const o = this.#options;
     return {
       temperature: o.temperature ?? this.#hintedTemperature ?? 0.7,
       ...(o.seed !== undefined ? { seed: o.seed } : {}),
-      maxTokens: o.maxTokens ?? 1024,
+      maxTokens: Math.min(o.maxTokens ?? 1024, requested ?? Number.POSITIVE_INFINITY),
     };
   }
 
@@ -165,7 +165,7 @@ export class LlamaLanguageModel implements LanguageModel {
     const common = {
       loaded,
       sequence,
-      sampling: this.#sampling(),
+      sampling: this.#sampling(request.maxTokens),
       maxStringLength: this.#maxStringLength(loaded),
     };
     try {

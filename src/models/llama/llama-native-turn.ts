@@ -152,7 +152,7 @@ export function streamNativeTurn(input: {
     } finally {
       chat.dispose({ disposeSequence: false });
     }
-    queue.push({ type: "finish", reason });
+    queue.push({ type: "finish", reason, usage: { outputTokens: sampling.maxTokens - remaining } });
   });
 }
 

@@ -128,6 +128,8 @@ export function streamTextTurn(input: {
       completion.dispose({ disposeSequence: false });
     }
     if (mapper.calls > 0 && choice !== "none") reason = "tool-calls";
-    queue.push({ type: "finish", reason });
+    // Usage as an OpenAI-compatible server reports it: the prompt as evaluated, the tokens sampled.
+    const usage = { inputTokens: promptTokens.length, outputTokens: sampling.maxTokens - remaining };
+    queue.push({ type: "finish", reason, usage });
   });
 }

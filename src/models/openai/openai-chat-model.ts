@@ -54,6 +54,11 @@ export interface OpenAIChatModelOptions {
   client?: OpenAI;
 }
 
+/** The configured budget, lowered to the request's own when it has a smaller one. */
+function capTokens(configured: number, requested: number | undefined): number {
+  return requested === undefined ? configured : Math.min(configured, requested);
+}
+
 function mapFinishReason(reason: string | null | undefined, calls: number): ModelFinishReason {
   if (calls > 0) return "tool-calls";
   switch (reason) {
@@ -123,7 +128,7 @@ export class OpenAIChatModel implements LanguageModel {
     const body: ChatCompletionCreateParamsStreaming = { model: o.model, messages, stream: true };
     const param =
       o.maxTokensParam ?? (/api\.openai\.com/.test(this.#baseURL) ? "max_completion_tokens" : "max_tokens");
-    body[param] = o.maxTokens ?? 4096;
+    body[param] = capTokens(o.maxTokens ?? 4096, request.maxTokens);
     if (o.includeUsage !== false) body.stream_options = { include_usage: true };
     if (o.temperature !== undefined) body.temperature = o.temperature;
     if (o.topP !== undefined) body.top_p = o.topP;

@@ -1,0 +1,90 @@
+import path from "node:path";
+import type { ToolbridgeConfig } from "../config/config-schema.js";
+import type { ModelConfig } from "../config/model-config-schema.js";
+import { bundledModelPath, hasBundledModel } from "../models/bundled-model.js";
+import {
+  DEFAULT_LOCAL_MAX_CONCURRENT,
+  DEFAULT_REMOTE_MAX_CONCURRENT,
+  ModelCatalog,
+  type ModelCatalogEntry,
+} from "../server/model-catalog.js";
+import { CliError } from "./cli-error.js";
+import { createCliModel } from "./create-cli-model.js";
+import {
+  checkModelSettings,
+  layerFromConfig,
+  type ModelSettings,
+  mergeModelLayers,
+  resolveModelSettings,
+} from "./model-options.js";
+
+/** What `/v1/models` calls the bundled demo model when nothing else is configured. */
+export const BUNDLED_MODEL_NAME = "toolbridge-demo";
+
+function entry(
+  settings: ModelSettings,
+  limits: Pick<ModelConfig, "maxConcurrent" | "maxQueued">,
+): ModelCatalogEntry {
+  const local = settings.provider === "llama";
+  return {
+    // Built at the first request for it: a GGUF loads then (once, shared by every request), a server is contacted then.
+    create: async () => (await createCliModel(settings)).model,
+    maxConcurrent:
+      limits.maxConcurrent ?? (local ? DEFAULT_LOCAL_MAX_CONCURRENT : DEFAULT_REMOTE_MAX_CONCURRENT),
+    ...(limits.maxQueued !== undefined ? { maxQueued: limits.maxQueued } : {}),
+    ownedBy: settings.provider,
+  };
+}
+
+/** The name the single `model` setting gets at /v1: the GGUF's file name or the server's model name. */
+function nameOf(settings: ModelSettings): string {
+  const raw =
+    settings.provider === "llama"
+      ? path.basename(settings.path ?? "", ".gguf")
+      : (settings.name ?? settings.provider);
+  const name = raw.replace(/[^A-Za-z0-9._:/-]/g, "-").replace(/^[^A-Za-z0-9]+/, "");
+  return name || "default";
+}
+
+/**
+ * The models `serve` offers: the `models` section by name, plus the model `run` would use (flags aside: the
+ * environment, then the config's `model` key) as the default; with none of them, the bundled demo model. Undefined
+ * when there is no model at all (then /v1 is off; /mcp still works). Settings are checked now — a missing GGUF or
+ * API key variable stops `serve` at startup with the key named — but nothing is loaded until asked for.
+ */
+export function serveModelCatalog(input: {
+  config: ToolbridgeConfig;
+  configFile: string | undefined;
+  env?: Readonly<Record<string, string | undefined>>;
+}): ModelCatalog | undefined {
+  const env = input.env ?? process.env;
+  const entries: Record<string, ModelCatalogEntry> = {};
+  for (const [name, model] of Object.entries(input.config.models ?? {})) {
+    const settings = mergeModelLayers([layerFromConfig(model, input.configFile)]) as ModelSettings;
+    try {
+      checkModelSettings(settings, env);
+    } catch (error) {
+      throw new CliError(
+        `\`models.${name}\` in ${input.configFile ?? "the config"}: ${(error as Error).message}`,
+      );
+    }
+    entries[name] = entry(settings, model);
+  }
+  let defaultName: string | undefined;
+  const main = resolveModelSettings({
+    flags: {},
+    env,
+    config: input.config.model,
+    configFile: input.configFile,
+  });
+  if (main) {
+    defaultName = nameOf(main);
+    if (defaultName in entries) defaultName = "default";
+    entries[defaultName] = entry(main, input.config.model ?? {});
+  } else if (Object.keys(entries).length === 0 && hasBundledModel()) {
+    defaultName = BUNDLED_MODEL_NAME;
+    entries[defaultName] = entry({ provider: "llama", path: bundledModelPath(), nativeTools: false }, {});
+  }
+  if (Object.keys(entries).length === 0) return undefined;
+  return new ModelCatalog(entries, defaultName);
+}

@@ -1,0 +1,131 @@
+import type { LanguageModel, ModelEvent, ModelRequest } from "../core/language-model.js";
+import { ToolbridgeError } from "../core/toolbridge-error.js";
+import { Semaphore } from "../tools/semaphore.js";
+
+/** Generations of one local model at once by default: what 2 CPU cores serve without slowing every stream down. */
+export const DEFAULT_LOCAL_MAX_CONCURRENT = 2;
+/** Remote servers do their own scheduling; this only bounds what one toolbridge sends them at once. */
+export const DEFAULT_REMOTE_MAX_CONCURRENT = 8;
+export const DEFAULT_MAX_QUEUED = 32;
+
+/** The client asked for a model the server does not have. */
+export class ModelNotFoundError extends ToolbridgeError {
+  override name = "ModelNotFoundError";
+  constructor(
+    readonly model: string,
+    readonly available: readonly string[],
+  ) {
+    super(`The model "${model}" does not exist on this server. Available: ${available.join(", ")}.`);
+  }
+}
+
+/** Every generation slot of the model is busy and its queue is full: try again shortly. */
+export class ModelBusyError extends ToolbridgeError {
+  override name = "ModelBusyError";
+}
+
+export interface ModelCatalogEntry {
+  /** Makes the model; called once, at the first request for it (a failure is retried at the next request). */
+  create(): Promise<LanguageModel>;
+  /** Generations at once (each on its own context sequence for a GGUF). Default 2. */
+  maxConcurrent?: number;
+  /** Requests that may wait for a slot; one more gets ModelBusyError at once. Default 32. */
+  maxQueued?: number;
+  /** `owned_by` in `GET /v1/models`, e.g. `llama` or `openai`. */
+  ownedBy?: string;
+}
+
+interface Slot {
+  entry: ModelCatalogEntry;
+  gate: Semaphore;
+  maxQueued: number;
+  model?: Promise<LanguageModel>;
+}
+
+/**
+ * The named models a server offers (`GET /v1/models`, the `model` of a chat request, the run API's `model`). Each is
+ * created lazily, once, and shared by every request; its generations pass one gate, so at most `maxConcurrent` run
+ * at once and at most `maxQueued` wait — a flood gets a clear "busy" error instead of exhausting memory or threads.
+ */
+export class ModelCatalog {
+  readonly defaultName: string;
+  readonly #slots = new Map<string, Slot>();
+
+  constructor(entries: Readonly<Record<string, ModelCatalogEntry>>, defaultName?: string) {
+    for (const [name, entry] of Object.entries(entries)) {
+      this.#slots.set(name, {
+        entry,
+        gate: new Semaphore(entry.maxConcurrent ?? DEFAULT_LOCAL_MAX_CONCURRENT),
+        maxQueued: entry.maxQueued ?? DEFAULT_MAX_QUEUED,
+      });
+    }
+    const first = this.#slots.keys().next().value;
+    if (first === undefined) throw new RangeError("A model catalog needs at least one model.");
+    if (defaultName !== undefined && !this.#slots.has(defaultName))
+      throw new RangeError(`The default model "${defaultName}" is not in the catalog.`);
+    this.defaultName = defaultName ?? first;
+  }
+
+  names(): string[] {
+    return [...this.#slots.keys()];
+  }
+
+  has(name: string): boolean {
+    return this.#slots.has(name);
+  }
+
+  ownedBy(name: string): string {
+    return this.#slots.get(name)?.entry.ownedBy ?? "toolbridge";
+  }
+
+  /** Generations running and waiting for a model, for status displays and tests. */
+  load(name: string): { active: number; waiting: number } {
+    const slot = this.#slot(name);
+    return { active: slot.gate.active, waiting: slot.gate.waiting };
+  }
+
+  /** The model (the default when no name is given), created at the first call; unknown names throw ModelNotFoundError. */
+  async get(name?: string): Promise<LanguageModel> {
+    const key = name ?? this.defaultName;
+    const slot = this.#slot(key);
+    if (!slot.model) {
+      const created = slot.entry.create().then((model) => gated(model, key, slot));
+      slot.model = created;
+      created.catch(() => {
+        if (slot.model === created) slot.model = undefined;
+      });
+    }
+    return slot.model;
+  }
+
+  #slot(name: string): Slot {
+    const slot = this.#slots.get(name);
+    if (!slot) throw new ModelNotFoundError(name, this.names());
+    return slot;
+  }
+}
+
+/** The model with its generations passed through the slot's gate. Other members (load, protocol…) stay reachable. */
+function gated(model: LanguageModel, name: string, slot: Slot): LanguageModel {
+  async function* stream(request: ModelRequest): AsyncIterable<ModelEvent> {
+    if (slot.gate.active >= slot.gate.limit && slot.gate.waiting >= slot.maxQueued) {
+      throw new ModelBusyError(
+        `The model "${name}" is busy: ${slot.gate.active} generation(s) running and ${slot.gate.waiting} waiting, ` +
+          "the most it queues. Retry in a moment, or raise maxConcurrent/maxQueued for it in the config.",
+      );
+    }
+    const release = await slot.gate.acquire(request.signal);
+    try {
+      yield* model.stream(request);
+    } finally {
+      release();
+    }
+  }
+  return new Proxy(model, {
+    get(target, property) {
+      if (property === "stream") return stream;
+      const value = Reflect.get(target, property, target);
+      return typeof value === "function" && property !== "constructor" ? value.bind(target) : value;
+    },
+  }) as LanguageModel;
+}

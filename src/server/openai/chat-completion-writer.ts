@@ -1,0 +1,122 @@
+import { randomBytes } from "node:crypto";
+import type { ChatOutput, OpenAIToolCall, OpenAIUsage } from "./chat-turn-reader.js";
+
+type Finish = Extract<ChatOutput, { kind: "finish" }>;
+
+/** `chatcmpl-` + 24 alphanumerics. */
+export function completionId(): string {
+  return `chatcmpl-${randomBytes(18).toString("base64url").replace(/[-_]/g, "x")}`;
+}
+
+/**
+ * Writes a turn as `chat.completion.chunk`s exactly as OpenAI streams them (openai-compat notes, server checklist):
+ * `role` in the first delta (`content: ""` before text, `content: null` before a call); per call a header fragment
+ * with `index`, `id`, `type`, `name` and `arguments: ""`, then its whole arguments in one fragment; a final `delta: {}`
+ * with `finish_reason`; with `include_usage`, `"usage": null` on every chunk and a last `choices: []` chunk with the
+ * usage. The caller sends `data: [DONE]` after.
+ */
+export class ChatChunkWriter {
+  readonly #base: { id: string; object: "chat.completion.chunk"; created: number; model: string };
+  #started = false;
+
+  constructor(
+    model: string,
+    readonly includeUsage: boolean,
+    id: string = completionId(),
+  ) {
+    this.#base = { id, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model };
+  }
+
+  #chunk(delta: Record<string, unknown>, finish: string | null = null): Record<string, unknown> {
+    return {
+      ...this.#base,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      ...(this.includeUsage ? { usage: null } : {}),
+    };
+  }
+
+  /** The chunks for one piece of output, in order. */
+  write(output: ChatOutput): Record<string, unknown>[] {
+    const chunks: Record<string, unknown>[] = [];
+    const role = !this.#started;
+    this.#started = true;
+    switch (output.kind) {
+      case "text":
+        if (role) chunks.push(this.#chunk({ role: "assistant", content: "" }));
+        chunks.push(this.#chunk({ content: output.text }));
+        break;
+      case "call": {
+        const { index, id, type, function: fn } = output.call;
+        const header = { index, id, type, function: { name: fn.name, arguments: "" } };
+        chunks.push(
+          this.#chunk(
+            role ? { role: "assistant", content: null, tool_calls: [header] } : { tool_calls: [header] },
+          ),
+        );
+        chunks.push(this.#chunk({ tool_calls: [{ index, function: { arguments: fn.arguments } }] }));
+        break;
+      }
+      case "finish":
+        if (role) chunks.push(this.#chunk({ role: "assistant", content: "" }));
+        chunks.push(this.#chunk({}, output.reason));
+        if (this.includeUsage) chunks.push({ ...this.#base, choices: [], usage: output.usage });
+        break;
+    }
+    return chunks;
+  }
+}
+
+export interface ChatCompletion {
+  id: string;
+  object: "chat.completion";
+  created: number;
+  model: string;
+  choices: Array<{
+    index: 0;
+    message: {
+      role: "assistant";
+      content: string | null;
+      refusal: null;
+      tool_calls?: Omit<OpenAIToolCall, "index">[];
+    };
+    logprobs: null;
+    finish_reason: Finish["reason"];
+  }>;
+  usage: OpenAIUsage;
+}
+
+/** The non-streaming response: the text joined, the calls in order, `content: null` when there are only calls. */
+export function buildChatCompletion(model: string, outputs: readonly ChatOutput[]): ChatCompletion {
+  let text = "";
+  const calls: OpenAIToolCall[] = [];
+  let finish: Finish = {
+    kind: "finish",
+    reason: "stop",
+    usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+  };
+  for (const output of outputs) {
+    if (output.kind === "text") text += output.text;
+    else if (output.kind === "call") calls.push(output.call);
+    else finish = output;
+  }
+  return {
+    id: completionId(),
+    object: "chat.completion",
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: "assistant",
+          content: calls.length && !text ? null : text,
+          refusal: null,
+          ...(calls.length ? { tool_calls: calls.map(({ index: _index, ...call }) => call) } : {}),
+        },
+        logprobs: null,
+        finish_reason: finish.reason,
+      },
+    ],
+    usage: finish.usage,
+  };
+}
