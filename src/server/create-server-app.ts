@@ -9,6 +9,10 @@ import { bearerTokenAuth } from "./bearer-token-auth.js";
 import { bodySizeLimit } from "./body-size-limit.js";
 import { hostOriginGuard } from "./host-origin-guard.js";
 import { isLoopbackHost } from "./is-loopback-host.js";
+import { corsForOrigins, normalizeOrigin } from "./security/cors-for-origins.js";
+import { rejectTokenInUrl } from "./security/reject-token-in-url.js";
+import { createSessionRoutes } from "./security/session-routes.js";
+import { createToolsApi, type ToolsApiOptions } from "./tools-api/create-tools-api.js";
 
 /** Default request body limit: 4 MiB, the MCP SDK's own default. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -26,6 +30,16 @@ export interface ServerAppOptions {
   maxBodyBytes?: number;
   /** Options for the MCP endpoint at /mcp (server name, instructions), or false to leave it out. */
   mcp?: Omit<McpServerOptions, "registry" | "executor"> | false;
+  /**
+   * Browser origins allowed to call the server cross-origin with credentials (CORS): their preflights are answered,
+   * and they pass the Origin check. No other origin gets a CORS header.
+   */
+  corsOrigins?: readonly string[];
+  /**
+   * The Tools API under /api (tools, tool settings, mounted MCP servers). Its settings also govern /mcp: switched-off
+   * tools are hidden, and MCP approvals use the same policies unless `mcp.approvals` is given.
+   */
+  toolsApi?: Omit<ToolsApiOptions, "registry" | "executor" | "callerId">;
 }
 
 export interface ServerApp {
@@ -45,25 +59,52 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   const app = new Hono();
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
 
+  const corsOrigins = (options.corsOrigins ?? []).map(normalizeOrigin);
+  const allowedOrigins = [...(options.allowedOrigins ?? []), ...corsOrigins];
   app.use(
     "*",
     hostOriginGuard({
       loopbackOnly: isLoopbackHost(options.bindHost ?? "127.0.0.1"),
       ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
-      ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
+      ...(allowedOrigins.length > 0 ? { allowedOrigins } : {}),
     }),
   );
-  if (options.token) app.use("*", bearerTokenAuth(options.token, { skipPaths: ["/healthz"] }));
+  // Preflights carry no credentials: answered before the token check, for the named origins only.
+  if (corsOrigins.length > 0) app.use("*", corsForOrigins(corsOrigins));
+  app.use("*", rejectTokenInUrl());
+  // /api/session is where a browser presents the token to get its cookie; it checks the token itself.
+  if (options.token)
+    app.use("*", bearerTokenAuth(options.token, { skipPaths: ["/healthz", "/api/session"] }));
   app.use("*", bodySizeLimit(maxBodyBytes));
 
   app.get("/healthz", (c) => c.json({ ok: true }));
+  app.route("/api/session", createSessionRoutes(options.token));
+
+  // With a token, the caller is the token (hashed: cooldowns and approval state are keyed by it, never the secret).
+  const callerId = options.token
+    ? `token:${createHash("sha256").update(options.token).digest("base64url").slice(0, 16)}`
+    : undefined;
+
+  if (options.toolsApi) {
+    app.route(
+      "/api",
+      createToolsApi({
+        ...options.toolsApi,
+        registry: options.registry,
+        executor: options.executor,
+        callerId: callerId ?? "http:local",
+      }),
+    );
+  }
 
   let mcp: McpHttpHandler | undefined;
   let unsubscribe: (() => void) | undefined;
   if (options.mcp !== false) {
     const mcpOptions = options.mcp ?? {};
     // One set of approval settings (signing key, ledger) for every per-request server: a retry lands on a new one.
-    const approvals = mcpOptions.approvals ?? new McpApprovals();
+    const approvals =
+      mcpOptions.approvals ??
+      new McpApprovals(options.toolsApi ? { policies: options.toolsApi.settings.approval } : {});
     const handler = createMcpHttpHandler({
       createServer: (era) =>
         createMcpServer(
@@ -74,14 +115,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     });
     mcp = handler;
     unsubscribe = followRegistryChanges(options.registry, () => handler.toolsChanged());
-    // With a token, the caller is the token (hashed: cooldowns and approval state are keyed by it, never the secret).
-    const authInfo = options.token
-      ? {
-          token: "",
-          clientId: `token:${createHash("sha256").update(options.token).digest("base64url").slice(0, 16)}`,
-          scopes: [],
-        }
-      : undefined;
+    const authInfo = callerId ? { token: "", clientId: callerId, scopes: [] } : undefined;
     app.all("/mcp", (c) => handler.handle(c.req.raw, authInfo));
   }
 
