@@ -191,7 +191,7 @@ describe("GET /api/tools", () => {
       policy: "ask",
       requiresApproval: true,
     });
-    expect(byName.leak.source).toEqual({ type: "config" });
+    expect(byName.leak?.source).toEqual({ type: "config" });
     expect(byName["everything.echo"]).toMatchObject({
       source: { type: "mcp", server: "everything" },
       category: "mcp:everything",
