@@ -5,6 +5,7 @@ import { McpApprovals } from "../mcp/mcp-approvals.js";
 import { createMcpHttpHandler, type McpHttpHandler } from "../mcp/mcp-http-handler.js";
 import type { ToolExecutor } from "../tools/tool-executor.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
+import { apiError } from "./api-error.js";
 import { bearerTokenAuth } from "./bearer-token-auth.js";
 import { bodySizeLimit } from "./body-size-limit.js";
 import { hostOriginGuard } from "./host-origin-guard.js";
@@ -78,6 +79,17 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   app.use("*", bodySizeLimit(maxBodyBytes));
 
   app.get("/healthz", (c) => c.json({ ok: true }));
+  // API clients read JSON errors: an unknown route under /api, /v1 or /ws says so in the errors' shape.
+  app.notFound((c) =>
+    /^\/(api|v1|ws)(\/|$)/.test(c.req.path)
+      ? apiError(
+          404,
+          `No route ${c.req.method} ${c.req.path} on this server.`,
+          "not_found_error",
+          "route_not_found",
+        )
+      : c.text("Not Found", 404),
+  );
   app.route("/api/session", createSessionRoutes(options.token));
 
   // With a token, the caller is the token (hashed: cooldowns and approval state are keyed by it, never the secret).

@@ -252,6 +252,9 @@ describe("POST /api/tools/{name}/call", () => {
     expect(malformed.json.error.code).toBe("invalid_json");
     const array = await send(api("/tools/add/call"), { body: "[1,2]" });
     expect(array.status).toBe(400);
+    const noRoute = await send(api("/toolz"));
+    expect(noRoute.status).toBe(404);
+    expect(noRoute.json.error.code).toBe("route_not_found");
     const extra = await call("add", { args: { a: 1, b: 2 } });
     expect(extra.status).toBe(400);
     expect(extra.json.error.message).toContain("`args`");
