@@ -3,6 +3,8 @@ import type { MiddlewareHandler } from "hono";
 import { guardError } from "./api-error.js";
 import { sessionCookieOf, verifySessionValue } from "./security/session-cookie.js";
 
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
 function digest(value: string): Buffer {
   return createHash("sha256").update(value, "utf8").digest();
 }
@@ -37,7 +39,19 @@ export function bearerTokenAuth(
       if (presented !== undefined && tokenMatches(token, presented)) return next();
     } else {
       const session = sessionCookieOf(c.req.header("cookie"));
-      if (session !== undefined && verifySessionValue(token, session)) return next();
+      if (session !== undefined && verifySessionValue(token, session)) {
+        // Browsers send Origin with every request that can change something; a cookie on such a request without
+        // one did not come from a page the Origin check could vet (non-browser clients use the Bearer header).
+        if (!SAFE_METHODS.has(c.req.method) && c.req.header("origin") === undefined) {
+          return guardError(
+            c.req.path,
+            403,
+            "Forbidden: a change signed in by the session cookie must come from a page (with an Origin header). Other clients send Authorization: Bearer <token>.",
+            "forbidden",
+          );
+        }
+        return next();
+      }
       if (session !== undefined) {
         return unauthorized(
           c.req.path,

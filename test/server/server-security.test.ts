@@ -146,6 +146,22 @@ describe("the server as an attacker sees it", () => {
       tokenRequired: true,
     });
 
+    const page = { host: `localhost:${port}`, origin: `http://localhost:${port}` };
+    const ownPage = await send(`${guarded.url}/api/tools/touch/call`, {
+      headers: { cookie, ...page },
+      body: "{}",
+    });
+    expect(ownPage.status).toBe(200);
+    expect(calls).toBe(1);
+    calls = 0;
+    // A change carrying only the cookie, without the Origin every browser sends, is not from a vetted page.
+    const noOrigin = await send(`${guarded.url}/api/tools/touch`, {
+      method: "PATCH",
+      headers: { cookie },
+      body: disable,
+    });
+    expect(noOrigin.status).toBe(403);
+
     const foreign = await send(`${guarded.url}/api/tools/touch`, {
       method: "PATCH",
       headers: { cookie, origin: "https://evil.example" },
