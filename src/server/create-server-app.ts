@@ -53,8 +53,9 @@ export interface ServerApp {
 }
 
 /**
- * The HTTP app of `toolbridge serve`: security middleware for every route (Host/Origin check → 403, bearer token →
- * 401, body limit → 413, in that order), `/healthz`, and the MCP Streamable HTTP endpoint at `/mcp`.
+ * The HTTP app of `toolbridge serve`: security middleware for every route (Host/Origin check → 403, CORS for the named
+ * origins, credentials in the URL → 400, bearer token or session cookie → 401, body limit → 413, in that order),
+ * `/healthz`, `/api/session`, the Tools API under `/api`, and the MCP Streamable HTTP endpoint at `/mcp`.
  */
 export function createServerApp(options: ServerAppOptions): ServerApp {
   const app = new Hono();
