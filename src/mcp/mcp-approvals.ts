@@ -1,6 +1,10 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { createRequestStateCodec, type RequestStateCodec } from "@modelcontextprotocol/server";
-import { type ApprovalPolicy, resolveApprovalPolicy } from "../tools/approval-policy.js";
+import {
+  type ApprovalPolicy,
+  type ApprovalPolicyConfig,
+  resolveApprovalPolicy,
+} from "../tools/approval-policy.js";
 import { ToolbridgeError } from "../tools/errors.js";
 import type { AnyToolDefinition } from "../tools/tool-definition.js";
 
@@ -26,8 +30,12 @@ export class MemoryRequestStateLedger implements RequestStateLedger {
 }
 
 export interface McpApprovalOptions {
-  /** Policy per tool name (`always` | `ask` | `never`). Unlisted tools: `ask` when they require approval. */
-  policies?: Readonly<Record<string, ApprovalPolicy>>;
+  /**
+   * Policy per tool name (`always` | `ask` | `never`), or a function asked at every list and call (so settings changed
+   * at run time, e.g. through the server's tool settings, apply at once). Unlisted tools: `ask` when they require
+   * approval.
+   */
+  policies?: ApprovalPolicyConfig;
   /**
    * The connecting clients ask their user before each tool call themselves (as desktop clients do), so `ask` tools
    * run without an elicitation round. Off by default.
@@ -60,7 +68,7 @@ export interface McpStatePayload {
 export class McpApprovals {
   readonly clientAsksUser: boolean;
   readonly ttlSeconds: number;
-  readonly #policies: Readonly<Record<string, ApprovalPolicy>> | undefined;
+  readonly #policies: ApprovalPolicyConfig | undefined;
   readonly #key: string | (() => string);
   readonly #ledgerSource: RequestStateLedger | (() => RequestStateLedger);
   #codec: RequestStateCodec<McpStatePayload> | undefined;
@@ -94,7 +102,10 @@ export class McpApprovals {
 
   /** Whether a tool is offered at all: `never` tools are not listed and cannot be called. */
   offered(tool: AnyToolDefinition): boolean {
-    return this.#policies?.[tool.tool.name] !== "never";
+    const policies = this.#policies;
+    if (typeof policies === "function")
+      return policies({ name: tool.tool.name, arguments: {} }, tool) !== "never";
+    return policies?.[tool.tool.name] !== "never";
   }
 
   payload(kind: McpStatePayload["kind"], tool: string, args: unknown, caller: string, data?: unknown) {
@@ -146,7 +157,8 @@ export function approvalQuestion(tool: string, args: unknown): string {
 
 export interface McpApprovalSettings {
   clientAsksUser?: boolean | undefined;
-  approvals?: Readonly<Record<string, ApprovalPolicy>> | undefined;
+  /** Per tool name, or a function asked per list and call (the server's tool settings). */
+  approvals?: ApprovalPolicyConfig | undefined;
   signingKey?: string | undefined;
   approvalTtlSeconds?: number | undefined;
 }

@@ -29,6 +29,8 @@ export interface McpServerStatus {
   toolCount: number;
   /** What went wrong last (start failure, exit, a tool that could not be mounted). */
   lastError?: string;
+  /** The last lines a stdio server wrote to stderr (at most 20), to tell why it failed. */
+  stderrTail?: string[];
   /** The child process of a stdio server while it runs. */
   pid?: number;
   /** How often the server was restarted after it went away. */
@@ -194,6 +196,7 @@ export class McpServerConnection {
       restarts: this.#restarts,
     };
     if (this.#lastError !== undefined) status.lastError = this.#lastError;
+    if (this.#stderrTail.length > 0) status.stderrTail = [...this.#stderrTail];
     const pid = this.#transport instanceof StdioClientTransport ? this.#transport.pid : null;
     if (pid !== null && pid !== undefined && this.#state === "ready") status.pid = pid;
     if (this.#serverInfo) status.serverInfo = this.#serverInfo;

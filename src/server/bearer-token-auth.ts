@@ -1,35 +1,73 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
+import { guardError } from "./api-error.js";
+import { sessionCookieOf, verifySessionValue } from "./security/session-cookie.js";
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 function digest(value: string): Buffer {
   return createHash("sha256").update(value, "utf8").digest();
 }
 
+/** Constant-time check of a presented token: compared by digest so its length and content do not leak through timing. */
+export function tokenMatches(expected: string, presented: string): boolean {
+  return timingSafeEqual(digest(presented), digest(expected));
+}
+
+/** The token of an `Authorization: Bearer <token>` header, or undefined for anything else. */
+export function bearerTokenOf(header: string | undefined): string | undefined {
+  return /^Bearer[ ]+(\S+)\s*$/i.exec(header ?? "")?.[1];
+}
+
 /**
- * Require `Authorization: Bearer <token>`. Anything else — no header, another scheme, a wrong token — is 401 with a
- * `WWW-Authenticate` challenge. Tokens are compared by digest in constant time so their length and content do not
- * leak through timing.
+ * Require `Authorization: Bearer <token>` or, for browsers, the session cookie `POST /api/session` sets. Anything else
+ * — no credentials, another scheme, a wrong token, an expired or forged cookie — is 401 with a `WWW-Authenticate`
+ * challenge. A cookie is accepted only here, behind the Host/Origin guard: a request carrying it got this far only
+ * from this server's own pages or a configured origin (and SameSite=Strict keeps other sites from sending it).
  */
 export function bearerTokenAuth(
   token: string,
   options: { skipPaths?: readonly string[] } = {},
 ): MiddlewareHandler {
   if (token.length === 0) throw new RangeError("The bearer token must not be empty.");
-  const expected = digest(token);
   const skip = new Set(options.skipPaths ?? []);
   return async (c, next) => {
     if (skip.has(c.req.path)) return next();
-    const header = c.req.header("authorization") ?? "";
-    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-    if (!match || !timingSafeEqual(digest(match[1]!), expected)) {
-      const message = header
-        ? "Unauthorized: the bearer token is wrong. Use the token the server was started with (--token)."
-        : "Unauthorized: send Authorization: Bearer <token> (the token the server was started with).";
-      return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message }, id: null }), {
-        status: 401,
-        headers: { "content-type": "application/json", "www-authenticate": 'Bearer realm="toolbridge"' },
-      });
+    const header = c.req.header("authorization");
+    if (header) {
+      const presented = bearerTokenOf(header);
+      if (presented !== undefined && tokenMatches(token, presented)) return next();
+    } else {
+      const session = sessionCookieOf(c.req.header("cookie"));
+      if (session !== undefined && verifySessionValue(token, session)) {
+        // Browsers send Origin with every request that can change something; a cookie on such a request without
+        // one did not come from a page the Origin check could vet (non-browser clients use the Bearer header).
+        if (!SAFE_METHODS.has(c.req.method) && c.req.header("origin") === undefined) {
+          return guardError(
+            c.req.path,
+            403,
+            "Forbidden: a change signed in by the session cookie must come from a page (with an Origin header). Other clients send Authorization: Bearer <token>.",
+            "forbidden",
+          );
+        }
+        return next();
+      }
+      if (session !== undefined) {
+        return unauthorized(
+          c.req.path,
+          "Unauthorized: the session has expired or is not valid for this server. Sign in again (POST /api/session with the token).",
+        );
+      }
     }
-    await next();
+    return unauthorized(
+      c.req.path,
+      header
+        ? "Unauthorized: the bearer token is wrong. Use the token the server was started with (--token)."
+        : "Unauthorized: send Authorization: Bearer <token> (the token the server was started with).",
+    );
   };
+}
+
+function unauthorized(path: string, message: string): Response {
+  return guardError(path, 401, message, "unauthorized", { "www-authenticate": 'Bearer realm="toolbridge"' });
 }

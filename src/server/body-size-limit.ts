@@ -1,17 +1,17 @@
 import type { MiddlewareHandler } from "hono";
+import { guardError } from "./api-error.js";
 
 /** Bytes of an oversized body still read (and discarded) so the client can finish sending and see the 413. */
 const MAX_DISCARD_BYTES = 64 * 1024 * 1024;
 
-function tooLarge(maxBytes: number): Response {
-  return new Response(
-    JSON.stringify({
-      jsonrpc: "2.0",
-      error: { code: -32000, message: `Payload Too Large: request bodies are limited to ${maxBytes} bytes.` },
-      id: null,
-    }),
+function tooLarge(path: string, maxBytes: number): Response {
+  return guardError(
+    path,
+    413,
+    `Payload Too Large: request bodies are limited to ${maxBytes} bytes.`,
+    "payload_too_large",
     // Closing the connection stops a client that is still sending from reusing a half-read connection.
-    { status: 413, headers: { "content-type": "application/json", connection: "close" } },
+    { connection: "close" },
   );
 }
 
@@ -28,7 +28,7 @@ export function bodySizeLimit(maxBytes: number): MiddlewareHandler {
     if (!raw.body) return next();
     const declared = raw.headers.get("content-length");
     if (declared !== null && !raw.headers.has("transfer-encoding")) {
-      return Number.parseInt(declared, 10) > maxBytes ? tooLarge(maxBytes) : next();
+      return Number.parseInt(declared, 10) > maxBytes ? tooLarge(c.req.path, maxBytes) : next();
     }
     const reader = raw.body.getReader();
     const chunks: Uint8Array[] = [];
@@ -51,7 +51,7 @@ export function bodySizeLimit(maxBytes: number): MiddlewareHandler {
             // The client went away; nothing left to drain.
           }
         })();
-        return tooLarge(maxBytes);
+        return tooLarge(c.req.path, maxBytes);
       }
       chunks.push(value);
     }

@@ -5,6 +5,7 @@ import { McpApprovals } from "../mcp/mcp-approvals.js";
 import { createMcpHttpHandler, type McpHttpHandler } from "../mcp/mcp-http-handler.js";
 import type { ToolExecutor } from "../tools/tool-executor.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
+import { apiError } from "./api-error.js";
 import { bearerTokenAuth } from "./bearer-token-auth.js";
 import { bodySizeLimit } from "./body-size-limit.js";
 import { hostOriginGuard } from "./host-origin-guard.js";
@@ -12,6 +13,10 @@ import { isLoopbackHost } from "./is-loopback-host.js";
 import type { ModelCatalog } from "./model-catalog.js";
 import { toOpenAIErrorShape } from "./openai/openai-api-error.js";
 import { createOpenAIRoutes } from "./openai/openai-routes.js";
+import { corsForOrigins, normalizeOrigin } from "./security/cors-for-origins.js";
+import { rejectTokenInUrl } from "./security/reject-token-in-url.js";
+import { createSessionRoutes } from "./security/session-routes.js";
+import { createToolsApi, type ToolsApiOptions } from "./tools-api/create-tools-api.js";
 
 /** Default request body limit: 4 MiB, the MCP SDK's own default. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -31,6 +36,16 @@ export interface ServerAppOptions {
   mcp?: Omit<McpServerOptions, "registry" | "executor"> | false;
   /** The named models of the OpenAI-compatible API at /v1 (`GET /v1/models`, `POST /v1/chat/completions`); off when absent. */
   openai?: { models: ModelCatalog };
+  /**
+   * Browser origins allowed to call the server cross-origin with credentials (CORS): their preflights are answered,
+   * and they pass the Origin check. No other origin gets a CORS header.
+   */
+  corsOrigins?: readonly string[];
+  /**
+   * The Tools API under /api (tools, tool settings, mounted MCP servers). Its settings also govern /mcp: switched-off
+   * tools are hidden, and MCP approvals use the same policies unless `mcp.approvals` is given.
+   */
+  toolsApi?: Omit<ToolsApiOptions, "registry" | "executor" | "callerId">;
 }
 
 export interface ServerApp {
@@ -43,8 +58,9 @@ export interface ServerApp {
 }
 
 /**
- * The HTTP app of `toolbridge serve`: security middleware for every route (Host/Origin check → 403, bearer token →
- * 401, body limit → 413, in that order), `/healthz`, and the MCP Streamable HTTP endpoint at `/mcp`.
+ * The HTTP app of `toolbridge serve`: security middleware for every route (Host/Origin check → 403, CORS for the named
+ * origins, credentials in the URL → 400, bearer token or session cookie → 401, body limit → 413, in that order),
+ * `/healthz`, `/api/session`, the Tools API under `/api`, and the MCP Streamable HTTP endpoint at `/mcp`.
  */
 export function createServerApp(options: ServerAppOptions): ServerApp {
   const app = new Hono();
@@ -56,25 +72,63 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
       c.res = await toOpenAIErrorShape(c.res);
     });
 
+  const corsOrigins = (options.corsOrigins ?? []).map(normalizeOrigin);
+  const allowedOrigins = [...(options.allowedOrigins ?? []), ...corsOrigins];
   app.use(
     "*",
     hostOriginGuard({
       loopbackOnly: isLoopbackHost(options.bindHost ?? "127.0.0.1"),
       ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
-      ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
+      ...(allowedOrigins.length > 0 ? { allowedOrigins } : {}),
     }),
   );
-  if (options.token) app.use("*", bearerTokenAuth(options.token, { skipPaths: ["/healthz"] }));
+  // Preflights carry no credentials: answered before the token check, for the named origins only.
+  if (corsOrigins.length > 0) app.use("*", corsForOrigins(corsOrigins));
+  app.use("*", rejectTokenInUrl());
+  // /api/session is where a browser presents the token to get its cookie; it checks the token itself.
+  if (options.token)
+    app.use("*", bearerTokenAuth(options.token, { skipPaths: ["/healthz", "/api/session"] }));
   app.use("*", bodySizeLimit(maxBodyBytes));
 
   app.get("/healthz", (c) => c.json({ ok: true }));
+  // API clients read JSON errors: an unknown route under /api, /v1 or /ws says so in the errors' shape.
+  app.notFound((c) =>
+    /^\/(api|v1|ws)(\/|$)/.test(c.req.path)
+      ? apiError(
+          404,
+          `No route ${c.req.method} ${c.req.path} on this server.`,
+          "not_found_error",
+          "route_not_found",
+        )
+      : c.text("Not Found", 404),
+  );
+  app.route("/api/session", createSessionRoutes(options.token));
+
+  // With a token, the caller is the token (hashed: cooldowns and approval state are keyed by it, never the secret).
+  const callerId = options.token
+    ? `token:${createHash("sha256").update(options.token).digest("base64url").slice(0, 16)}`
+    : undefined;
+
+  if (options.toolsApi) {
+    app.route(
+      "/api",
+      createToolsApi({
+        ...options.toolsApi,
+        registry: options.registry,
+        executor: options.executor,
+        callerId: callerId ?? "http:local",
+      }),
+    );
+  }
 
   let mcp: McpHttpHandler | undefined;
   let unsubscribe: (() => void) | undefined;
   if (options.mcp !== false) {
     const mcpOptions = options.mcp ?? {};
     // One set of approval settings (signing key, ledger) for every per-request server: a retry lands on a new one.
-    const approvals = mcpOptions.approvals ?? new McpApprovals();
+    const approvals =
+      mcpOptions.approvals ??
+      new McpApprovals(options.toolsApi ? { policies: options.toolsApi.settings.approval } : {});
     const handler = createMcpHttpHandler({
       createServer: (era) =>
         createMcpServer(
@@ -85,14 +139,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     });
     mcp = handler;
     unsubscribe = followRegistryChanges(options.registry, () => handler.toolsChanged());
-    // With a token, the caller is the token (hashed: cooldowns and approval state are keyed by it, never the secret).
-    const authInfo = options.token
-      ? {
-          token: "",
-          clientId: `token:${createHash("sha256").update(options.token).digest("base64url").slice(0, 16)}`,
-          scopes: [],
-        }
-      : undefined;
+    const authInfo = callerId ? { token: "", clientId: callerId, scopes: [] } : undefined;
     app.all("/mcp", (c) => handler.handle(c.req.raw, authInfo));
   }
 

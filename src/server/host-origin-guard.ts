@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from "hono";
+import { guardError } from "./api-error.js";
 import { hostnameOfHostHeader, isLoopbackHost } from "./is-loopback-host.js";
 
 export interface HostOriginGuardOptions {
@@ -14,11 +15,8 @@ export interface HostOriginGuardOptions {
   allowedOrigins?: readonly string[];
 }
 
-function forbidden(message: string): Response {
-  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }), {
-    status: 403,
-    headers: { "content-type": "application/json" },
-  });
+function forbidden(path: string, message: string): Response {
+  return guardError(path, 403, message, "forbidden");
 }
 
 /**
@@ -43,6 +41,7 @@ export function hostOriginGuard(options: HostOriginGuardOptions): MiddlewareHand
     const hostname = hostnameOfHostHeader(hostHeader);
     if (!hostname || !hostAllowed(hostname)) {
       return forbidden(
+        c.req.path,
         `Forbidden: Host "${hostHeader}" is not allowed. Reach this server as localhost/127.0.0.1, or add the name to allowedHosts.`,
       );
     }
@@ -59,6 +58,7 @@ export function hostOriginGuard(options: HostOriginGuardOptions): MiddlewareHand
       }
       if (!sameOrigin && !extraOrigins.has(normalized)) {
         return forbidden(
+          c.req.path,
           `Forbidden: Origin "${origin}" may not call this server. Add it to allowedOrigins to allow it.`,
         );
       }

@@ -126,6 +126,18 @@ CREATE TABLE mcp_settings (
 );
 `,
   },
+  {
+    version: 4,
+    description: "tool settings of the server: enabled flag and approval policy per tool name",
+    sql: `
+CREATE TABLE tool_settings (
+  name TEXT PRIMARY KEY,
+  enabled INTEGER CHECK (enabled IN (0, 1)),
+  policy TEXT CHECK (policy IN ('always', 'ask', 'never')),
+  updated_at TEXT NOT NULL
+);
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

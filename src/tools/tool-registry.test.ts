@@ -89,4 +89,33 @@ describe("ToolRegistry", () => {
       { type: "filter-changed" },
     ]);
   });
+
+  it("switches tools off apart from the allow/deny lists: hidden from lookups, still in management views", () => {
+    const registry = new ToolRegistry({ deny: ["secret"], pageSize: 2 });
+    registry.registerAll([make("a", "x"), make("b", "x"), make("c", "y"), make("secret", "x")]);
+    const changes: RegistryChange[] = [];
+    registry.onChange((c) => changes.push(c));
+    const off = new Set(["b", "later"]);
+    registry.setEnabled((name) => !off.has(name));
+    expect(changes).toEqual([{ type: "filter-changed" }]);
+    expect(registry.names()).toEqual(["a", "c"]);
+    expect(registry.get("b")).toBeUndefined();
+    expect(registry.get("b", { includeDisabled: true })?.tool.name).toBe("b");
+    expect(registry.isEnabled("b")).toBe(false);
+    // Denied stays denied in every view.
+    expect(registry.get("secret", { includeDisabled: true })).toBeUndefined();
+    expect(registry.definitions({ includeDisabled: true }).map((d) => d.tool.name)).toEqual(["a", "b", "c"]);
+    const first = registry.list({ includeDisabled: true });
+    expect(first.tools.map((t) => t.name)).toEqual(["a", "b"]);
+    expect(
+      registry.list({ includeDisabled: true, cursor: first.nextCursor! }).tools.map((t) => t.name),
+    ).toEqual(["c"]);
+    expect(registry.list({ category: "x" }).tools.map((t) => t.name)).toEqual(["a"]);
+    // A tool registered later is covered by the predicate at once.
+    registry.register(make("later"));
+    expect(registry.has("later")).toBe(false);
+    off.clear();
+    registry.setEnabled((name) => !off.has(name));
+    expect(registry.names()).toEqual(["a", "b", "c", "later"]);
+  });
 });

@@ -19,6 +19,8 @@ export interface ListToolsOptions {
   category?: string;
   /** Overrides the registry's page size for this call. */
   pageSize?: number;
+  /** Also list tools switched off with `setEnabled` (a management view; never what a model or MCP client sees). */
+  includeDisabled?: boolean;
 }
 
 export interface ToolPage {
@@ -55,7 +57,9 @@ export class ToolRegistry {
   readonly #tools = new Map<string, AnyToolDefinition>();
   readonly #listeners = new Set<(change: RegistryChange) => void>();
   #visible: (name: string) => boolean;
+  #enabled: (name: string) => boolean = () => true;
   #sorted: AnyToolDefinition[] | undefined;
+  #sortedWithDisabled: AnyToolDefinition[] | undefined;
   readonly #pageSize: number;
 
   constructor(options: ToolRegistryOptions = {}) {
@@ -86,21 +90,32 @@ export class ToolRegistry {
     return true;
   }
 
-  /** A visible tool by name, or undefined (unknown, or hidden by the allow/deny lists). */
-  get(name: string): AnyToolDefinition | undefined {
+  /**
+   * A visible tool by name, or undefined (unknown, hidden by the allow/deny lists, or switched off). With
+   * `includeDisabled`, a switched-off tool is returned too (for management views).
+   */
+  get(name: string, options: { includeDisabled?: boolean } = {}): AnyToolDefinition | undefined {
     const definition = this.#tools.get(name);
-    return definition && this.#visible(name) ? definition : undefined;
+    if (!definition || !this.#visible(name)) return undefined;
+    return options.includeDisabled || this.#enabled(name) ? definition : undefined;
+  }
+
+  /** Whether a tool is switched on (see `setEnabled`); says nothing about whether it is registered. */
+  isEnabled(name: string): boolean {
+    return this.#enabled(name);
   }
 
   has(name: string): boolean {
     return this.get(name) !== undefined;
   }
 
-  /** Every visible tool definition, sorted by name. */
-  definitions(): readonly AnyToolDefinition[] {
-    this.#sorted ??= [...this.#tools.values()]
+  /** Every visible tool definition, sorted by name; `includeDisabled` adds the switched-off ones. */
+  definitions(options: { includeDisabled?: boolean } = {}): readonly AnyToolDefinition[] {
+    this.#sortedWithDisabled ??= [...this.#tools.values()]
       .filter((definition) => this.#visible(definition.tool.name))
       .sort((a, b) => (a.tool.name < b.tool.name ? -1 : a.tool.name > b.tool.name ? 1 : 0));
+    if (options.includeDisabled) return this.#sortedWithDisabled;
+    this.#sorted ??= this.#sortedWithDisabled.filter((definition) => this.#enabled(definition.tool.name));
     return this.#sorted;
   }
 
@@ -115,7 +130,7 @@ export class ToolRegistry {
   /** One page of MCP tool objects. An unknown or malformed cursor throws InvalidCursorError. */
   list(options: ListToolsOptions = {}): ToolPage {
     const pageSize = options.pageSize ?? this.#pageSize;
-    let candidates = this.definitions();
+    let candidates = this.definitions({ includeDisabled: options.includeDisabled === true });
     if (options.category !== undefined)
       candidates = candidates.filter((d) => d.category === options.category);
     let start = 0;
@@ -142,6 +157,18 @@ export class ToolRegistry {
     this.#changed({ type: "filter-changed" });
   }
 
+  /**
+   * Switch tools on and off at run time (tool settings), apart from the deployment's allow/deny lists: a switched-off
+   * tool is hidden from `get`, `list` and the executor like a denied one, but stays visible to management views
+   * (`includeDisabled`). The predicate is asked on every lookup, so tools registered later (a mounted server that
+   * connects) are covered too. Call it again after the state behind the predicate changed: listeners hear
+   * `filter-changed` (MCP clients get `list_changed`).
+   */
+  setEnabled(isEnabled: (name: string) => boolean): void {
+    this.#enabled = isEnabled;
+    this.#changed({ type: "filter-changed" });
+  }
+
   /** Subscribe to changes (the MCP server turns them into `notifications/tools/list_changed`). Returns unsubscribe. */
   onChange(listener: (change: RegistryChange) => void): () => void {
     this.#listeners.add(listener);
@@ -150,6 +177,7 @@ export class ToolRegistry {
 
   #changed(change: RegistryChange): void {
     this.#sorted = undefined;
+    this.#sortedWithDisabled = undefined;
     for (const listener of this.#listeners) {
       try {
         listener(change);

@@ -1,13 +1,19 @@
+import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { mcpApprovalsFromConfig } from "../../mcp/mcp-approvals.js";
 import { describeMcpServerStatus, stderrMountLogger } from "../../mcp/mcp-cli-support.js";
+import { describeServedRoutes } from "../../server/served-routes.js";
 import { ServerConfigError, startServer } from "../../server/start-server.js";
+import { ToolSettings } from "../../server/tools-api/tool-settings.js";
 import { McpApprovalLedger } from "../../store/mcp-approval-ledger.js";
 import type { SqliteStore } from "../../store/sqlite-store.js";
+import { SqliteToolSettingsStore } from "../../store/sqlite-tool-settings-store.js";
+import type { ToolSettingsStore } from "../../store/tool-settings-store.js";
 import { CliError, runCommand } from "../cli-error.js";
-import { openStore } from "../open-store.js";
+import { openStore, resolveDbPath } from "../open-store.js";
 import { serveModelCatalog } from "../serve-models.js";
 import { createToolsRuntime } from "../tools-runtime.js";
+import { loadToolsModule } from "./run.js";
 
 interface ServeOptions {
   port: string;
@@ -17,6 +23,8 @@ interface ServeOptions {
   db?: string;
   allowedOrigin?: string[];
   allowedHost?: string[];
+  corsOrigin?: string[];
+  toolsModule?: string;
   maxBodyBytes?: string;
   verbose?: boolean;
 }
@@ -33,14 +41,19 @@ export function registerServeCommand(program: Command): void {
   program
     .command("serve")
     .description(
-      "run the HTTP server: MCP (Streamable HTTP) at /mcp, and an OpenAI-compatible API at /v1 " +
-        "(GET /v1/models, POST /v1/chat/completions with tools) over the configured models, else the bundled demo model",
+      "run the HTTP server: REST API at /api, OpenAI-compatible API at /v1 (GET /v1/models, POST /v1/chat/completions " +
+        "with tools) over the configured models (else the bundled demo model), MCP (Streamable HTTP) at /mcp",
     )
     .option("-p, --port <n>", "port to listen on (0 picks a free one)", "8080")
     .option("-H, --host <address>", "address to bind; anything but loopback requires --token", "127.0.0.1")
     .option("--token <secret>", "require Authorization: Bearer <secret> (default: $TOOLBRIDGE_TOKEN)")
     .option("--allowed-origin <origin...>", "browser origins allowed besides the server's own")
     .option("--allowed-host <name...>", "Host header names allowed besides localhost (e.g. behind a proxy)")
+    .option(
+      "--cors-origin <origin...>",
+      "browser origins (scheme://host:port) that may call the server cross-origin, with credentials",
+    )
+    .option("--tools-module <file>", "an ES module exporting more tools (`tools` array or default function)")
     .option("--max-body-bytes <n>", "largest request body accepted (default 4 MiB)")
     .option("-c, --config <file>", "config file (default: ./toolbridge.config.json when present)")
     .option(
@@ -48,6 +61,10 @@ export function registerServeCommand(program: Command): void {
       "database for the memory tools and the MCP approval state, shared by instances (default: the user's data folder)",
     )
     .option("--verbose", "also log the stderr of mounted MCP servers")
+    .addHelpText(
+      "after",
+      `\nServed at http://<host>:<port> (every route behind the Host/Origin checks and, with --token, the token):\n${describeServedRoutes("http://<host>:<port>")}\n`,
+    )
     .action((options: ServeOptions) =>
       runCommand(async () => {
         const port = parseInteger(options.port, "--port", 0, 65535);
@@ -56,6 +73,14 @@ export function registerServeCommand(program: Command): void {
             ? undefined
             : parseInteger(options.maxBodyBytes, "--max-body-bytes", 1, 1024 * 1024 * 1024);
         const token = options.token ?? process.env.TOOLBRIDGE_TOKEN ?? undefined;
+        for (const origin of options.corsOrigin ?? []) {
+          if (!/^https?:\/\/[^/\s?#]+\/?$/i.test(origin)) {
+            throw new CliError(
+              `--cors-origin takes origins like http://localhost:5173 (scheme, host and port, no path), got "${origin}".`,
+              2,
+            );
+          }
+        }
         const logger = stderrMountLogger(options.verbose === true);
         // The memory tools too, as `tools list` and `run` offer them; their database opens at the first call.
         const runtime = await createToolsRuntime({
@@ -67,15 +92,45 @@ export function registerServeCommand(program: Command): void {
         // opened when a gated tool is first asked for.
         let store: SqliteStore | undefined;
         try {
-          const approvals = mcpApprovalsFromConfig(runtime.config.mcp, () => {
+          const builtinTools = new Set(
+            runtime.registry
+              .definitions({ includeDisabled: true })
+              .filter((definition) => !definition.category.startsWith("mcp:"))
+              .map((definition) => definition.tool.name),
+          );
+          if (options.toolsModule) runtime.registry.registerAll(await loadToolsModule(options.toolsModule));
+          // Tool settings live in the database; one that does not exist yet holds none, and is created by the first
+          // change (serving without changing anything creates no database).
+          const dbExists = existsSync(resolveDbPath(options.db));
+          let settingsDb: ToolSettingsStore | undefined;
+          const openSettings = () => {
             store ??= openStore(options.db);
-            return new McpApprovalLedger(store.db);
+            settingsDb ??= new SqliteToolSettingsStore(store.db);
+            return settingsDb;
+          };
+          const settingsStore: ToolSettingsStore = {
+            list: async () => (dbExists || settingsDb ? openSettings().list() : []),
+            get: async (name) => (dbExists || settingsDb ? openSettings().get(name) : undefined),
+            put: (setting) => openSettings().put(setting),
+          };
+          const settings = await ToolSettings.load({
+            registry: runtime.registry,
+            store: settingsStore,
+            configuredPolicies: runtime.config.mcp?.approvals,
           });
+          const approvals = mcpApprovalsFromConfig(
+            { ...runtime.config.mcp, approvals: settings.approval },
+            () => {
+              store ??= openStore(options.db);
+              return new McpApprovalLedger(store.db);
+            },
+          );
           // OpenAI-compatible /v1: the config's named models (+ the default model), else the bundled demo model.
           const models = serveModelCatalog({ config: runtime.config, configFile: runtime.configFile });
           const server = await startServer({
             mcp: { approvals },
             ...(models ? { openai: { models } } : {}),
+            toolsApi: { settings, mcpServers: runtime.mcpServers, builtinTools },
             registry: runtime.registry,
             executor: runtime.executor,
             port,
@@ -83,14 +138,16 @@ export function registerServeCommand(program: Command): void {
             ...(token ? { token } : {}),
             ...(options.allowedOrigin ? { allowedOrigins: options.allowedOrigin } : {}),
             ...(options.allowedHost ? { allowedHosts: options.allowedHost } : {}),
+            ...(options.corsOrigin ? { corsOrigins: options.corsOrigin } : {}),
             ...(maxBodyBytes ? { maxBodyBytes } : {}),
           }).catch((error: unknown) => {
             if (error instanceof ServerConfigError) throw new CliError(error.message, 2);
             throw error;
           });
           for (const status of runtime.mcpServers.status()) logger.info?.(describeMcpServerStatus(status));
+          // The first line's "on <url> " is what scripts (and the tests) wait for.
           process.stdout.write(
-            `toolbridge serving ${runtime.registry.size} tool(s) on ${server.url} — MCP endpoint ${server.url}/mcp\n`,
+            `toolbridge serving ${runtime.registry.size} tool(s) on ${server.url} (Ctrl-C stops it)\n${describeServedRoutes(server.url)}\n`,
           );
           if (models)
             process.stdout.write(

@@ -1,0 +1,41 @@
+/**
+ * Errors of the HTTP app, in the shape each surface's clients read: `{"error": {"message", "type", "code"}}` on /api,
+ * /ws and /v1 (OpenAI's shape, so one client handles both; `param` is null as OpenAI sends it), and a JSON-RPC error on
+ * /mcp, where MCP clients expect one.
+ */
+export function apiError(
+  status: number,
+  message: string,
+  type: string,
+  code: string | null = null,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(JSON.stringify({ error: { message, type, param: null, code } }), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
+}
+
+/** JSON-RPC error codes the guards used on /mcp before /api existed (kept: MCP clients may match on them). */
+const JSON_RPC_CODES: Record<number, number> = { 401: -32001 };
+
+/** A guard's refusal (403 Host/Origin, 401 token, 413 body, 400 token in URL) in the shape of the route it stops. */
+export function guardError(
+  path: string,
+  status: number,
+  message: string,
+  type: string,
+  headers: Record<string, string> = {},
+): Response {
+  if (path === "/mcp" || path.startsWith("/mcp/")) {
+    return new Response(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        error: { code: JSON_RPC_CODES[status] ?? -32000, message },
+        id: null,
+      }),
+      { status, headers: { "content-type": "application/json", ...headers } },
+    );
+  }
+  return apiError(status, message, type, type, headers);
+}

@@ -1,0 +1,20 @@
+import { describe, expect, it } from "vitest";
+import { describeServedRoutes, routeUrl, SERVED_ROUTES } from "./served-routes.js";
+
+describe("served routes", () => {
+  it("prints one aligned line per surface, WebSocket routes as ws://", () => {
+    const lines = describeServedRoutes("http://127.0.0.1:9000", [
+      { path: "/api", label: "REST API" },
+      { path: "/ws", scheme: "ws", label: "WebSocket API" },
+    ]).split("\n");
+    expect(lines).toEqual([
+      "  REST API       http://127.0.0.1:9000/api",
+      "  WebSocket API  ws://127.0.0.1:9000/ws",
+    ]);
+    expect(routeUrl("https://h", { path: "/ws", scheme: "ws", label: "" })).toBe("wss://h/ws");
+  });
+
+  it("lists the REST API and the MCP endpoint", () => {
+    expect(SERVED_ROUTES.map((route) => route.path)).toEqual(expect.arrayContaining(["/api", "/mcp"]));
+  });
+});

@@ -1,0 +1,150 @@
+import { ToolbridgeError } from "../../core/toolbridge-error.js";
+import type { ToolSetting, ToolSettingsStore } from "../../store/tool-settings-store.js";
+import type { ApprovalPolicy, ApprovalPolicyConfig } from "../../tools/approval-policy.js";
+import type { AnyToolDefinition } from "../../tools/tool-definition.js";
+import type { ToolRegistry } from "../../tools/tool-registry.js";
+
+export class ToolSettingsInputError extends ToolbridgeError {
+  override name = "ToolSettingsInputError";
+}
+
+/** A change to one tool's settings. `null` resets a field to what the config says. */
+export interface ToolSettingsPatch {
+  enabled?: boolean | null;
+  policy?: ApprovalPolicy | null;
+}
+
+const POLICIES: readonly ApprovalPolicy[] = ["always", "ask", "never"];
+
+/**
+ * Check a PATCH body field by field; throws ToolSettingsInputError naming every problem (so nothing is half-applied).
+ */
+export function parseToolSettingsPatch(body: unknown): ToolSettingsPatch {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw new ToolSettingsInputError(
+      'The body must be a JSON object such as {"enabled": false} or {"policy": "ask"}.',
+    );
+  }
+  const problems: string[] = [];
+  const patch: ToolSettingsPatch = {};
+  for (const [key, value] of Object.entries(body)) {
+    if (key === "enabled") {
+      if (value === null || typeof value === "boolean") patch.enabled = value;
+      else
+        problems.push(
+          `\`enabled\` must be true, false or null (as configured), got ${JSON.stringify(value)}`,
+        );
+    } else if (key === "policy") {
+      if (value === null || POLICIES.includes(value as ApprovalPolicy))
+        patch.policy = value as ApprovalPolicy | null;
+      else
+        problems.push(
+          `\`policy\` must be one of "always", "ask", "never" or null (as configured), got ${JSON.stringify(value)}`,
+        );
+    } else {
+      problems.push(`unknown field \`${key}\` (only \`enabled\` and \`policy\` can be changed)`);
+    }
+  }
+  if (problems.length === 0 && !("enabled" in patch) && !("policy" in patch)) {
+    problems.push("nothing to change: give `enabled` and/or `policy`");
+  }
+  if (problems.length > 0) throw new ToolSettingsInputError(`Invalid tool settings: ${problems.join("; ")}.`);
+  return patch;
+}
+
+export interface ToolSettingsOptions {
+  registry: ToolRegistry;
+  store: ToolSettingsStore;
+  /** Policies from the config (`mcp.approvals`); a setting made through the API wins over them. */
+  configuredPolicies?: Readonly<Record<string, ApprovalPolicy>> | undefined;
+  now?: () => Date;
+}
+
+/**
+ * The settings a person made for tools (on/off, approval policy), applied to everything the server offers at once:
+ * a switched-off tool is hidden through the registry (so agents, the executor and /mcp stop offering it and registry
+ * listeners — MCP `list_changed`, the WebSocket API — hear about it), and `approval` is asked at every call, so a
+ * changed policy governs the next call of any run and MCP approvals alike. Settings are loaded once at start and
+ * written through to the store before they take effect.
+ */
+export class ToolSettings {
+  readonly #registry: ToolRegistry;
+  readonly #store: ToolSettingsStore;
+  readonly #configured: Readonly<Record<string, ApprovalPolicy>>;
+  readonly #now: () => Date;
+  #settings = new Map<string, ToolSetting>();
+  /** Changes are applied one at a time, so two PATCHes of one tool cannot interleave their read and write. */
+  #queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(options: ToolSettingsOptions) {
+    this.#registry = options.registry;
+    this.#store = options.store;
+    this.#configured = options.configuredPolicies ?? {};
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  /** Load the stored settings and apply them to the registry (also to tools that are not registered yet). */
+  static async load(options: ToolSettingsOptions): Promise<ToolSettings> {
+    const settings = new ToolSettings(options);
+    for (const setting of await options.store.list()) settings.#settings.set(setting.name, setting);
+    settings.#apply();
+    return settings;
+  }
+
+  /** The approval policy config for agents and MCP approvals: the setting, else the configured one, else the default. */
+  readonly approval: ApprovalPolicyConfig = (call) =>
+    this.#settings.get(call.name)?.policy ?? this.#configured[call.name];
+
+  /** The policy a call of this tool gets now (what the API shows). */
+  effectivePolicy(definition: AnyToolDefinition): ApprovalPolicy {
+    const name = definition.tool.name;
+    return (
+      this.#settings.get(name)?.policy ??
+      this.#configured[name] ??
+      (definition.requiresApproval ? "ask" : "always")
+    );
+  }
+
+  /** The policy without any setting made through the API: what `policy: null` goes back to. */
+  configuredPolicy(definition: AnyToolDefinition): ApprovalPolicy {
+    return this.#configured[definition.tool.name] ?? (definition.requiresApproval ? "ask" : "always");
+  }
+
+  enabled(name: string): boolean {
+    return this.#settings.get(name)?.enabled !== false;
+  }
+
+  get(name: string): ToolSetting | undefined {
+    const setting = this.#settings.get(name);
+    return setting ? { ...setting } : undefined;
+  }
+
+  list(): ToolSetting[] {
+    return [...this.#settings.values()].map((setting) => ({ ...setting }));
+  }
+
+  /** Apply a change: stored first (nothing changes when that fails), then in effect everywhere. */
+  update(name: string, patch: ToolSettingsPatch): Promise<ToolSetting> {
+    const run = this.#queue.then(async () => {
+      const current = this.#settings.get(name);
+      const next: ToolSetting = { name, updatedAt: this.#now().toISOString() };
+      const enabled = "enabled" in patch ? patch.enabled : current?.enabled;
+      const policy = "policy" in patch ? patch.policy : current?.policy;
+      if (enabled !== undefined && enabled !== null) next.enabled = enabled;
+      if (policy !== undefined && policy !== null) next.policy = policy;
+      await this.#store.put(next);
+      if (next.enabled === undefined && next.policy === undefined) this.#settings.delete(name);
+      else this.#settings.set(name, next);
+      this.#apply();
+      return { ...next };
+    });
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  /** A new predicate each time: the registry's `filter-changed` tells /mcp and WebSocket clients to list again. */
+  #apply(): void {
+    const settings = this.#settings;
+    this.#registry.setEnabled((name) => settings.get(name)?.enabled !== false);
+  }
+}

@@ -1,0 +1,61 @@
+import type Database from "better-sqlite3";
+import type { ApprovalPolicyValue } from "../core/run-status.js";
+import { keepNativeAlive } from "./keep-native-alive.js";
+import type { ToolSetting, ToolSettingsStore } from "./tool-settings-store.js";
+
+interface Row {
+  name: string;
+  enabled: number | null;
+  policy: ApprovalPolicyValue | null;
+  updated_at: string;
+}
+
+function fromRow(row: Row): ToolSetting {
+  const setting: ToolSetting = { name: row.name, updatedAt: row.updated_at };
+  if (row.enabled !== null) setting.enabled = row.enabled === 1;
+  if (row.policy !== null) setting.policy = row.policy;
+  return setting;
+}
+
+/** Tool settings in the `tool_settings` table (migration 4) of a store's connection, e.g. `new SqliteToolSettingsStore(store.db)`. */
+export class SqliteToolSettingsStore implements ToolSettingsStore {
+  readonly #list: Database.Statement;
+  readonly #get: Database.Statement;
+  readonly #upsert: Database.Statement;
+  readonly #delete: Database.Statement;
+
+  constructor(db: Database.Database) {
+    // Prepared once and kept: see keep-native-alive.ts.
+    this.#list = keepNativeAlive(db.prepare("SELECT * FROM tool_settings ORDER BY name"));
+    this.#get = keepNativeAlive(db.prepare("SELECT * FROM tool_settings WHERE name = ?"));
+    this.#upsert = keepNativeAlive(
+      db.prepare(
+        `INSERT INTO tool_settings (name, enabled, policy, updated_at) VALUES (@name, @enabled, @policy, @updatedAt)
+         ON CONFLICT(name) DO UPDATE SET enabled = excluded.enabled, policy = excluded.policy, updated_at = excluded.updated_at`,
+      ),
+    );
+    this.#delete = keepNativeAlive(db.prepare("DELETE FROM tool_settings WHERE name = ?"));
+  }
+
+  async list(): Promise<ToolSetting[]> {
+    return (this.#list.all() as Row[]).map(fromRow);
+  }
+
+  async get(name: string): Promise<ToolSetting | undefined> {
+    const row = this.#get.get(name) as Row | undefined;
+    return row ? fromRow(row) : undefined;
+  }
+
+  async put(setting: ToolSetting): Promise<void> {
+    if (setting.enabled === undefined && setting.policy === undefined) {
+      this.#delete.run(setting.name);
+      return;
+    }
+    this.#upsert.run({
+      name: setting.name,
+      enabled: setting.enabled === undefined ? null : setting.enabled ? 1 : 0,
+      policy: setting.policy ?? null,
+      updatedAt: setting.updatedAt,
+    });
+  }
+}

@@ -1,0 +1,105 @@
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { CLI_MAIN, runCli } from "../helpers/run-cli.js";
+import { send } from "./http.js";
+
+vi.setConfig({ testTimeout: 90_000 });
+
+const dir = mkdtempSync(path.join(tmpdir(), "tb-serve-cli-"));
+const db = path.join(dir, "serve.db");
+const children: ChildProcessWithoutNullStreams[] = [];
+afterAll(() => {
+  for (const child of children) child.kill("SIGTERM");
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** `toolbridge serve --port 0 …` in its own folder; resolves with the whole start banner once it is printed. */
+async function startServe(
+  extra: string[] = [],
+): Promise<{ url: string; banner: string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [CLI_MAIN, "serve", "--port", "0", "--db", db, ...extra], {
+    cwd: dir,
+    env: { ...process.env, NO_COLOR: "1" },
+  });
+  children.push(child);
+  let out = "";
+  let err = "";
+  child.stderr.on("data", (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 60_000);
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /on (http:\/\/\S+) [\s\S]*\/mcp\n/.exec(out);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
+  });
+  return {
+    url,
+    banner: out,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+describe("toolbridge serve", () => {
+  it("lists every URL it serves in --help", () => {
+    const help = runCli(["serve", "--help"]);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/REST API.*http:\/\/<host>:<port>\/api/);
+    expect(help.stdout).toMatch(/MCP endpoint.*http:\/\/<host>:<port>\/mcp/);
+    expect(help.stdout).toContain("--cors-origin <origin...>");
+  });
+
+  it("refuses a --cors-origin that is not an origin (exit 2)", () => {
+    const bad = runCli(["serve", "--port", "0", "--db", db, "--cors-origin", "localhost:5173/app"], {
+      cwd: dir,
+    });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain("--cors-origin takes origins like http://localhost:5173");
+  });
+
+  it("prints each URL at start, and keeps a tool setting made through the API across a restart", async () => {
+    const first = await startServe(["--cors-origin", "http://localhost:5173"]);
+    expect(first.banner).toContain(`${first.url}/api\n`);
+    expect(first.banner).toContain(`${first.url}/mcp\n`);
+    // Serving alone creates no database; the first change does.
+    expect((await send(`${first.url}/api/tools?category=math`)).json.tools[0]).toMatchObject({
+      name: "calculator",
+      enabled: true,
+      source: { type: "builtin" },
+    });
+    expect(existsSync(db)).toBe(false);
+    const changed = await send(`${first.url}/api/tools/calculator`, {
+      method: "PATCH",
+      body: '{"enabled": false, "policy": "ask"}',
+    });
+    expect(changed.status).toBe(200);
+    expect(existsSync(db)).toBe(true);
+    await first.stop();
+
+    const second = await startServe();
+    try {
+      const calculator = (await send(`${second.url}/api/tools/calculator`)).json;
+      expect(calculator).toMatchObject({ enabled: false, policy: "ask" });
+      const call = await send(`${second.url}/api/tools/calculator/call`, {
+        body: '{"arguments": {"expression": "1+1"}}',
+      });
+      expect(call.status).toBe(404);
+      expect(call.json.error.code).toBe("tool_disabled");
+    } finally {
+      await second.stop();
+    }
+  });
+});
