@@ -19,12 +19,23 @@ export function apiError(
 /** JSON-RPC error codes the guards used on /mcp before /api existed (kept: MCP clients may match on them). */
 const JSON_RPC_CODES: Record<number, number> = { 401: -32001 };
 
-/** A guard's refusal (403 Host/Origin, 401 token, 413 body, 400 token in URL) in the shape of the route it stops. */
+/** OpenAI's error types for the guards' statuses: an OpenAI client (and ours) reports them by type. */
+const GUARD_ERROR_TYPES: Record<number, string> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  403: "permission_error",
+  413: "invalid_request_error",
+};
+
+/**
+ * A guard's refusal (403 Host/Origin, 401 token, 413 body, 400 token in URL) in the shape of the route it stops: the
+ * type is OpenAI's for the status, `code` says which guard (`forbidden`, `unauthorized`, `payload_too_large`, …).
+ */
 export function guardError(
   path: string,
   status: number,
   message: string,
-  type: string,
+  code: string,
   headers: Record<string, string> = {},
 ): Response {
   if (path === "/mcp" || path.startsWith("/mcp/")) {
@@ -37,5 +48,5 @@ export function guardError(
       { status, headers: { "content-type": "application/json", ...headers } },
     );
   }
-  return apiError(status, message, type, type, headers);
+  return apiError(status, message, GUARD_ERROR_TYPES[status] ?? "invalid_request_error", code, headers);
 }

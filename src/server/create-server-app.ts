@@ -11,7 +11,6 @@ import { bodySizeLimit } from "./body-size-limit.js";
 import { hostOriginGuard } from "./host-origin-guard.js";
 import { isLoopbackHost } from "./is-loopback-host.js";
 import type { ModelCatalog } from "./model-catalog.js";
-import { toOpenAIErrorShape } from "./openai/openai-api-error.js";
 import { createOpenAIRoutes } from "./openai/openai-routes.js";
 import { corsForOrigins, normalizeOrigin } from "./security/cors-for-origins.js";
 import { rejectTokenInUrl } from "./security/reject-token-in-url.js";
@@ -65,12 +64,6 @@ export interface ServerApp {
 export function createServerApp(options: ServerAppOptions): ServerApp {
   const app = new Hono();
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  // In front of the guards: their refusals (403/401/413) reach OpenAI clients in OpenAI's error shape.
-  if (options.openai)
-    app.use("/v1/*", async (c, next) => {
-      await next();
-      c.res = await toOpenAIErrorShape(c.res);
-    });
 
   const corsOrigins = (options.corsOrigins ?? []).map(normalizeOrigin);
   const allowedOrigins = [...(options.allowedOrigins ?? []), ...corsOrigins];

@@ -60,7 +60,7 @@ describe("the server as an attacker sees it", () => {
       const headers = { origin: "https://evil.example", ...bearer };
       const read = await send(`${server.url}/api/tools`, { headers });
       expect(read.status).toBe(403);
-      expect(read.json.error).toMatchObject({ type: "forbidden", code: "forbidden" });
+      expect(read.json.error).toMatchObject({ type: "permission_error", code: "forbidden" });
       expect(read.json.error.message).toContain('Origin "https://evil.example"');
       const write = await send(`${server.url}/api/tools/touch`, { method: "PATCH", headers, body: disable });
       expect(write.status).toBe(403);
@@ -88,7 +88,7 @@ describe("the server as an attacker sees it", () => {
     const missing = await send(`${guarded.url}/api/tools`);
     expect(missing.status).toBe(401);
     expect(missing.headers["www-authenticate"]).toMatch(/^Bearer/);
-    expect(missing.json.error).toMatchObject({ type: "unauthorized" });
+    expect(missing.json.error).toMatchObject({ type: "authentication_error", code: "unauthorized" });
     const wrong = await send(`${guarded.url}/api/tools/touch`, {
       method: "PATCH",
       headers: { authorization: "Bearer guess" },
@@ -188,7 +188,7 @@ describe("the server as an attacker sees it", () => {
     const huge = JSON.stringify({ enabled: false, pad: "x".repeat(64 * 1024) });
     const declared = await send(`${open.url}/api/tools/touch`, { method: "PATCH", body: huge });
     expect(declared.status).toBe(413);
-    expect(declared.json.error.type).toBe("payload_too_large");
+    expect(declared.json.error).toMatchObject({ type: "invalid_request_error", code: "payload_too_large" });
     const streamed = await send(`${open.url}/api/tools/touch`, {
       method: "PATCH",
       body: huge,

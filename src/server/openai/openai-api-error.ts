@@ -63,35 +63,3 @@ export function openAIErrorResponse(error: OpenAIApiError): Response {
     },
   });
 }
-
-const GUARD_ERRORS: Record<number, OpenAIErrorType> = {
-  401: "authentication_error",
-  403: "permission_error",
-  413: "invalid_request_error",
-};
-
-/**
- * The server's guards (Host/Origin 403, bearer 401, body limit 413) answer in JSON-RPC shape for /mcp. Under /v1 the
- * same refusal is rewritten into OpenAI's shape, its message and status kept, so an OpenAI client reports it properly.
- */
-export async function toOpenAIErrorShape(response: Response): Promise<Response> {
-  const type = GUARD_ERRORS[response.status];
-  if (!type || !response.headers.get("content-type")?.includes("application/json")) return response;
-  const text = await response.clone().text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return response;
-  }
-  const rpc = body as { jsonrpc?: unknown; error?: { message?: unknown } };
-  if (rpc.jsonrpc !== "2.0" || typeof rpc.error?.message !== "string") return response;
-  const code =
-    response.status === 401 ? "invalid_api_key" : response.status === 413 ? "payload_too_large" : null;
-  const headers = new Headers(response.headers);
-  headers.delete("content-length");
-  return new Response(
-    JSON.stringify(new OpenAIApiError(response.status, rpc.error.message, type, null, code).body()),
-    { status: response.status, headers },
-  );
-}
