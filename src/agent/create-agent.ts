@@ -344,8 +344,9 @@ export class Agent {
 
 /**
  * The executor a run uses. Truncation and redaction belong to it alone (every result is redacted and cut once, by it),
- * so the agent's `redact` and `maxObservationChars` configure an executor the agent makes, and cannot be combined with
- * one given ready-made (they would silently disagree with its own).
+ * so the agent's `redact` and `maxObservationChars` configure an executor the agent makes; with one given ready-made
+ * they may only repeat its own settings (`redact: false` for an executor that does not redact, its limit), never
+ * silently disagree with them.
  */
 function executorFor(options: AgentOptions): ToolExecutor {
   const own: ToolExecutorOptions = {};
@@ -359,13 +360,18 @@ function executorFor(options: AgentOptions): ToolExecutor {
       throw error;
     }
   }
-  const given = Object.keys(own).map((key) => (key === "redact" ? "redact" : "maxObservationChars"));
+  const executor = options.tools;
+  const given: string[] = [];
+  if (own.redact !== undefined && !(own.redact === false && executor.redactor === undefined))
+    given.push("redact");
+  if (own.defaultMaxOutputChars !== undefined && own.defaultMaxOutputChars !== executor.defaultMaxOutputChars)
+    given.push("maxObservationChars");
   if (given.length > 0) {
     throw new AgentConfigError(
-      `${given.join(" and ")} cannot be combined with a ToolExecutor given as \`tools\`: set ${given.map((k) => (k === "redact" ? "`redact`" : "`defaultMaxOutputChars`")).join(" and ")} on that executor instead (or pass its registry).`,
+      `${given.join(" and ")} would disagree with the ToolExecutor given as \`tools\` (it alone redacts and cuts results): set ${given.map((k) => (k === "redact" ? "`redact`" : "`defaultMaxOutputChars`")).join(" and ")} on that executor instead (or pass its registry).`,
     );
   }
-  return options.tools;
+  return executor;
 }
 
 export function createAgent(options: AgentOptions): Agent {

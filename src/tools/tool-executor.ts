@@ -288,6 +288,11 @@ export class ToolExecutor {
     return `Invalid arguments for ${definition.tool.name}:\n${lines}\nFix the arguments and call again.`;
   }
 
+  /** The limit of results whose tool sets none, and of `observe`. */
+  get defaultMaxOutputChars(): number {
+    return this.#defaultMaxOutputChars;
+  }
+
   /** The redactor every result goes through (undefined when redaction is off): the agent uses it for model text. */
   get redactor(): Redactor | undefined {
     return this.#redact;

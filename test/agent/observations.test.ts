@@ -91,10 +91,15 @@ describe("observations: the executor redacts and cuts once, with the agent's opt
       /set `defaultMaxOutputChars` on that executor/,
     );
     expect(() => createAgent({ model, tools: executor, redact: false })).toThrow(
-      /redact cannot be combined .* set `redact` on that executor/,
+      /redact would disagree with the ToolExecutor .* set `redact` on that executor/,
     );
     expect(() => createAgent({ model, tools: echoRegistry(), maxObservationChars: 0 })).toThrow(
       /maxObservationChars: .*positive whole number/,
+    );
+    // Repeating the executor's own settings is no disagreement.
+    const quiet = new ToolExecutor(echoRegistry(), { redact: false, defaultMaxOutputChars: 100 });
+    expect(createAgent({ model, tools: quiet, redact: false, maxObservationChars: 100 }).executor).toBe(
+      quiet,
     );
     // The executor's own pair is what the agent uses.
     const agent = createAgent({ model, tools: executor });
