@@ -8,7 +8,7 @@
  */
 
 // The agent loop, approvals and runs.
-export { DecisionError, RunNotFoundError, RunStateError } from "./agent/agent-errors.js";
+export { AgentConfigError, DecisionError, RunNotFoundError, RunStateError } from "./agent/agent-errors.js";
 export {
   type AgentOptions,
   type ApprovalDecision,

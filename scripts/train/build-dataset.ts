@@ -1,5 +1,6 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import type { AgentMessage } from "../../src/core/agent-message.js";
+import { BUNDLED_MODEL_TOOLS } from "../../src/models/bundled-model.js";
 import { createRandom } from "../../src/models/gguf/make-test-model.js";
 import { resultToText } from "../../src/protocols/core/render-helpers.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
@@ -84,17 +85,6 @@ class DatasetTools {
   }
 }
 
-/** Names of the tools `toolbridge run` offers by default, in the registry's (sorted) order: the catalogue trained on. */
-export const RUNTIME_TOOL_ORDER = [
-  "calculator",
-  "convert_time",
-  "get_time",
-  "memory_search",
-  "note_save",
-  "roll_dice",
-  "time_difference",
-] as const;
-
 export interface DatasetOptions {
   seed: number;
   train: number;
@@ -112,7 +102,7 @@ export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
   const rng = createRandom(options.seed);
   const env = new DatasetTools();
   const order = env.tools.map((t) => t.name).join(",");
-  if (order !== RUNTIME_TOOL_ORDER.join(",")) throw new Error(`tool order changed: ${order}`);
+  if (order !== BUNDLED_MODEL_TOOLS.join(",")) throw new Error(`tool order changed: ${order}`);
   try {
     const heldOut: HeldOutRequest[] = [];
     const heldTexts = new Set<string>();

@@ -18,3 +18,8 @@ export class RunStateError extends ToolbridgeError {
 export class DecisionError extends ToolbridgeError {
   override name = "DecisionError";
 }
+
+/** Agent options that contradict each other; no agent was made. */
+export class AgentConfigError extends ToolbridgeError {
+  override name = "AgentConfigError";
+}

@@ -54,7 +54,7 @@ export async function completeStep(input: {
         callId: call.id,
         state: "interrupted",
         outcome: "interrupted",
-        result: env.observe(
+        result: env.executor.observe(
           errorResult(
             `The call to ${call.name} was interrupted: the process stopped while it ran. It was not run again because it may already have taken effect; check before calling it again.`,
           ),

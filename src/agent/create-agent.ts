@@ -1,5 +1,5 @@
 import os from "node:os";
-import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
+import type { Tool } from "@modelcontextprotocol/server";
 import type { AgentMessage } from "../core/agent-message.js";
 import type { LanguageModel, ToolChoice } from "../core/language-model.js";
 import { InMemoryStore } from "../store/in-memory-store.js";
@@ -7,12 +7,11 @@ import type { RunStore } from "../store/store.js";
 import { StoreConflictError } from "../store/store.js";
 import type { ApprovalPolicyConfig } from "../tools/approval-policy.js";
 import { createNameFilter } from "../tools/name-filter.js";
-import { createRedactor, type Redactor, type RedactorOptions, redactDeep } from "../tools/redact-secrets.js";
+import { type Redactor, type RedactorOptions, redactDeep } from "../tools/redact-secrets.js";
 import type { AnyToolDefinition } from "../tools/tool-definition.js";
-import { ToolExecutor } from "../tools/tool-executor.js";
+import { ToolExecutor, type ToolExecutorOptions } from "../tools/tool-executor.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
-import { truncateToolResult } from "../tools/truncate-tool-result.js";
-import { DecisionError, RunNotFoundError, RunStateError } from "./agent-errors.js";
+import { AgentConfigError, DecisionError, RunNotFoundError, RunStateError } from "./agent-errors.js";
 import { type ApprovalDecision, prepareDecisions } from "./decide-calls.js";
 import { driveRun } from "./drive-run.js";
 import type { AgentEvent, AgentEventBody, PendingCall } from "./events.js";
@@ -28,7 +27,10 @@ export type { ApprovalDecision } from "./decide-calls.js";
 
 export interface AgentOptions {
   model: LanguageModel;
-  /** The tools: a registry (an executor with default options is made for it) or a configured executor. */
+  /**
+   * The tools: a registry (the agent makes an executor for it, with `redact` and `maxObservationChars`) or a configured
+   * executor (whose `redact` and `defaultMaxOutputChars` then apply; giving the agent's two as well is an error).
+   */
   tools: ToolRegistry | ToolExecutor;
   /** Where runs live. Default: an InMemoryStore of its own (runs do not survive the process). */
   store?: RunStore;
@@ -47,10 +49,15 @@ export interface AgentOptions {
   localOnly?: boolean;
   /**
    * Secret redaction for observations, the model's own text (answer, reasoning, call arguments), events, traces and
-   * everything stored; `false` turns it off. Default: the executor's redactor (so `redaction.envVars` applies).
+   * everything stored; `false` turns it off. It is the executor's `redact` (only with `tools` a registry): one
+   * redactor serves tool results and everything else, so the two cannot disagree. Default: the default patterns and
+   * secret-looking environment variables.
    */
   redact?: RedactorOptions | false;
-  /** Observations longer than this are cut with a note. Default 20,000 characters. */
+  /**
+   * Observations longer than this are cut with a note (after redaction). It is the executor's `defaultMaxOutputChars`
+   * (only with `tools` a registry), so a result is cut once; a tool's own `maxOutputChars` wins. Default 20,000.
+   */
   maxObservationChars?: number;
   /** Write `<traceDir>/<runId>.jsonl` for every run. */
   traceDir?: string;
@@ -103,7 +110,6 @@ export class Agent {
   readonly #redact: Redactor | undefined;
   readonly #trace: TraceWriter | undefined;
   readonly #visible: (name: string) => boolean;
-  readonly #maxObservationChars: number;
   readonly #env: RunEnvironment;
   #offeredFor: readonly AnyToolDefinition[] | undefined;
   #offeredCache: Tool[] = [];
@@ -111,20 +117,14 @@ export class Agent {
   constructor(options: AgentOptions) {
     this.#options = options;
     this.model = options.model;
-    this.executor = options.tools instanceof ToolExecutor ? options.tools : new ToolExecutor(options.tools);
+    this.executor = executorFor(options);
     this.store = options.store ?? new InMemoryStore();
-    this.#redact =
-      options.redact === false
-        ? undefined
-        : options.redact
-          ? createRedactor(options.redact)
-          : (this.executor.redactor ?? createRedactor({}));
+    this.#redact = this.executor.redactor;
     this.#trace = options.traceDir ? new TraceWriter(options.traceDir, this.#redact) : undefined;
     const filter: { allow?: readonly string[]; deny?: readonly string[] } = {};
     if (options.allow) filter.allow = options.allow;
     if (options.deny) filter.deny = options.deny;
     this.#visible = createNameFilter(filter);
-    this.#maxObservationChars = options.maxObservationChars ?? 20_000;
     resolveLimits(options.limits); // fail at construction, not at the first run
     this.#env = {
       model: this.model,
@@ -138,7 +138,6 @@ export class Agent {
       tool: (name) => this.#tool(name),
       toolNames: () => this.tools().map((d) => d.tool.name),
       offeredTools: () => this.#offeredTools(),
-      observe: (result) => this.#observe(result),
       clean: (value) => this.#clean(value),
     };
   }
@@ -272,7 +271,7 @@ export class Agent {
       decisions,
       by,
       tool: (name) => this.#tool(name),
-      observe: (result) => this.#observe(result),
+      observe: (result) => this.executor.observe(result),
     });
     try {
       await this.store.decideToolCalls(runId, records);
@@ -337,16 +336,42 @@ export class Agent {
     };
   }
 
-  /** Redact, then cap, what goes back to the model (and into the store): cutting first could split a secret. */
-  #observe(result: CallToolResult): CallToolResult {
-    const clean = this.#redact ? redactDeep(result, this.#redact) : result;
-    return truncateToolResult(clean, this.#maxObservationChars);
-  }
-
   /** The model's own words pass the same redaction before they are stored, emitted or traced. */
   #clean<T>(value: T): T {
     return this.#redact ? redactDeep(value, this.#redact) : value;
   }
+}
+
+/**
+ * The executor a run uses. Truncation and redaction belong to it alone (every result is redacted and cut once, by it),
+ * so the agent's `redact` and `maxObservationChars` configure an executor the agent makes; with one given ready-made
+ * they may only repeat its own settings (`redact: false` for an executor that does not redact, its limit), never
+ * silently disagree with them.
+ */
+function executorFor(options: AgentOptions): ToolExecutor {
+  const own: ToolExecutorOptions = {};
+  if (options.redact !== undefined) own.redact = options.redact;
+  if (options.maxObservationChars !== undefined) own.defaultMaxOutputChars = options.maxObservationChars;
+  if (!(options.tools instanceof ToolExecutor)) {
+    try {
+      return new ToolExecutor(options.tools, own);
+    } catch (error) {
+      if (error instanceof RangeError) throw new AgentConfigError(`maxObservationChars: ${error.message}`);
+      throw error;
+    }
+  }
+  const executor = options.tools;
+  const given: string[] = [];
+  if (own.redact !== undefined && !(own.redact === false && executor.redactor === undefined))
+    given.push("redact");
+  if (own.defaultMaxOutputChars !== undefined && own.defaultMaxOutputChars !== executor.defaultMaxOutputChars)
+    given.push("maxObservationChars");
+  if (given.length > 0) {
+    throw new AgentConfigError(
+      `${given.join(" and ")} would disagree with the ToolExecutor given as \`tools\` (it alone redacts and cuts results): set ${given.map((k) => (k === "redact" ? "`redact`" : "`defaultMaxOutputChars`")).join(" and ")} on that executor instead (or pass its registry).`,
+    );
+  }
+  return executor;
 }
 
 export function createAgent(options: AgentOptions): Agent {

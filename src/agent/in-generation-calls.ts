@@ -74,7 +74,7 @@ export function createInGenerationCalls(input: {
       step: turn.step,
       calls: single.calls,
       budget,
-      observe: env.observe,
+      observe: (result) => env.executor.observe(result),
     });
     for (const event of classified.events) emit(event);
     const claimed = await session.recordTurn(env.store, {

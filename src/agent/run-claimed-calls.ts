@@ -94,14 +94,15 @@ async function executeClaimedCall(input: {
     const message = error instanceof Error ? error.message : String(error);
     outcome = {
       status: error instanceof ToolNotFoundError ? "unknown-tool" : "tool-error",
-      result: errorResult(message),
+      result: env.executor.observe(errorResult(message)),
     };
   }
   return {
     callId: call.id,
     state: "done",
     outcome: outcome.status,
-    result: env.observe(outcome.result),
+    // Already redacted and cut by the executor (once: doing it again would cut the truncation note itself).
+    result: outcome.result,
     durationMs: Math.round(performance.now() - started),
   };
 }

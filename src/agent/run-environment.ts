@@ -1,4 +1,4 @@
-import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
+import type { Tool } from "@modelcontextprotocol/server";
 import type { LanguageModel, ToolChoice } from "../core/language-model.js";
 import type { RunStore } from "../store/store.js";
 import type { ApprovalPolicyConfig } from "../tools/approval-policy.js";
@@ -11,6 +11,7 @@ import type { AgentEventBody } from "./events.js";
 export interface RunEnvironment {
   readonly model: LanguageModel;
   readonly store: RunStore;
+  /** Runs calls, and owns what a model reads of any result: `executor.observe` redacts and caps the agent's own. */
   readonly executor: ToolExecutor;
   readonly toolChoice: ToolChoice;
   readonly approval: ApprovalPolicyConfig | undefined;
@@ -24,8 +25,6 @@ export interface RunEnvironment {
   toolNames(): string[];
   /** The MCP tool objects offered to the model. */
   offeredTools(): readonly Tool[];
-  /** Redact, then cap, a result that goes back to the model and into the store. */
-  observe(result: CallToolResult): CallToolResult;
   /** Redact anything before it is stored or shown (the model's own words included). */
   clean<T>(value: T): T;
 }

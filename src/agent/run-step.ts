@@ -103,7 +103,7 @@ export async function runStep(input: {
     policy: (call, tool) => resolveApprovalPolicy(env.approval, call, tool),
     dryRun: env.dryRun,
     checkArguments: (tool, args) => env.executor.checkArguments(tool, args),
-    observe: env.observe,
+    observe: (result) => env.executor.observe(result),
   });
   for (const event of classified.events) emit(event);
   const message: AssistantMessage = { role: "assistant", content: turn.text };

@@ -1,5 +1,5 @@
 import { realpathSync } from "node:fs";
-import { bundledModelPath, hasBundledModel } from "../models/bundled-model.js";
+import { BUNDLED_MODEL_TOOLS, bundledModelPath, hasBundledModel } from "../models/bundled-model.js";
 import type { ModelSettings } from "./model-settings.js";
 
 /** Said once per command, on stderr (stdout may carry --json output). */
@@ -10,22 +10,14 @@ export const BUNDLED_MODEL_NOTICE =
   "/v1/completions servers), or --anthropic.";
 
 /**
- * The tools of the demo model's training catalogue (RUNTIME_TOOL_ORDER in scripts/train/build-dataset.ts). Any other
- * tool (filesystem, web search, MCP servers, --tools-module) is one it never saw: offered one, it picks a wrong tool
- * or makes up an answer, and the catalogue it reads is no longer the one it learnt. So by default it is offered these
- * only. convert_time and time_difference are never called in its training data but stay: they were in every training
- * catalogue, and leaving them out measured 10 points worse on exact arguments (`npm run eval-model`, 260 held-out
- * requests: 90.8% → 80.3%; right tool 100% → 98.6%).
+ * BUNDLED_MODEL_TOOLS (kept in src/models/bundled-model.ts, shared with the dataset builder) are the tools of the demo
+ * model's training catalogue. Any other tool (filesystem, web search, MCP servers, --tools-module) is one it never saw:
+ * offered one, it picks a wrong tool or makes up an answer, and the catalogue it reads is no longer the one it learnt.
+ * So by default it is offered these only. convert_time and time_difference are never called in its training data but
+ * stay: they were in every training catalogue, and leaving them out measured 10 points worse on exact arguments (`npm
+ * run eval-model`, 260 held-out requests: 90.8% → 80.3%; right tool 100% → 98.6%).
  */
-export const BUNDLED_MODEL_TOOLS = [
-  "calculator",
-  "convert_time",
-  "get_time",
-  "memory_search",
-  "note_save",
-  "roll_dice",
-  "time_difference",
-] as const;
+export { BUNDLED_MODEL_TOOLS };
 
 /** Requests the demo model handles well, for the chat banner and the README. */
 export const BUNDLED_MODEL_EXAMPLES = [

@@ -1,11 +1,16 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { Command } from "commander";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ModelConfig } from "../config/model-config-schema.js";
 import { CliError } from "./cli-error.js";
 import {
+  addModelOptions,
+  MODEL_KEYS,
   type ModelFlags,
+  modelEnvName,
+  modelFlagName,
   parseToolChoice,
   requireModelSettings,
   resolveModelSettings,
@@ -193,6 +198,88 @@ describe("model settings: flags over environment over config file", () => {
     expect(
       usageError(() => resolve({}, {}, { provider: "anthropic", apiKeyEnv: "TB_TEST_MISSING_KEY" })).message,
     ).toContain("TB_TEST_MISSING_KEY");
+  });
+});
+
+describe("one layer builder: the same keys in flags, environment and config file", () => {
+  it("has a flag and a variable for every key, named after it, and no flag that is not a key", () => {
+    const flags = addModelOptions(new Command())
+      .options.map((o) => o.long)
+      .filter((f) => f !== "--no-native-tools");
+    expect(flags.sort()).toEqual(MODEL_KEYS.map(modelFlagName).sort());
+    expect(MODEL_KEYS.map(modelEnvName)).toEqual([
+      "TOOLBRIDGE_MODEL",
+      "TOOLBRIDGE_BASE_URL",
+      "TOOLBRIDGE_API",
+      "TOOLBRIDGE_PROVIDER",
+      "TOOLBRIDGE_MODEL_NAME",
+      "TOOLBRIDGE_CHAT_TEMPLATE",
+      "TOOLBRIDGE_PROTOCOL",
+      "TOOLBRIDGE_NATIVE_TOOLS",
+      "TOOLBRIDGE_TOOL_CHOICE",
+      "TOOLBRIDGE_MAX_TOKENS",
+      "TOOLBRIDGE_SEED",
+      "TOOLBRIDGE_THREADS",
+      "TOOLBRIDGE_API_KEY_ENV",
+    ]);
+  });
+
+  it("reads the same settings the same way from each place, and names the place's spelling when one is wrong", () => {
+    const server = {
+      baseUrl: "http://127.0.0.1:9/v1",
+      modelName: "qwen",
+      maxTokens: 12,
+      seed: 3,
+      apiKeyEnv: "MY_KEY",
+    };
+    const expected = {
+      provider: "openai",
+      baseUrl: "http://127.0.0.1:9/v1",
+      name: "qwen",
+      maxTokens: 12,
+      seed: 3,
+      apiKeyEnv: "MY_KEY",
+      toolChoice: { name: "calculator" },
+      nativeTools: false,
+    };
+    const env: Record<string, string> = { MY_KEY: "k" };
+    const flags: ModelFlags = {};
+    const text = { ...server, toolChoice: "calculator", nativeTools: "false" };
+    for (const key of MODEL_KEYS) {
+      const value = (text as Record<string, unknown>)[key];
+      if (value === undefined) continue;
+      env[modelEnvName(key)] = String(value);
+      (flags as Record<string, unknown>)[key] = key === "nativeTools" ? false : String(value);
+    }
+    expect(resolve(flags, { MY_KEY: "k" })).toEqual(expected);
+    expect(resolve({}, env)).toEqual(expected);
+    expect(
+      resolve(
+        {},
+        { MY_KEY: "k" },
+        { provider: "openai", ...server, toolChoice: { name: "calculator" }, nativeTools: false },
+      ),
+    ).toEqual(expected);
+    expect(usageError(() => resolve({ ...flags, maxTokens: "0" }, { MY_KEY: "k" })).message).toContain(
+      "--max-tokens",
+    );
+    expect(usageError(() => resolve({}, { ...env, TOOLBRIDGE_MAX_TOKENS: "0" })).message).toContain(
+      "TOOLBRIDGE_MAX_TOKENS",
+    );
+    expect(usageError(() => resolve({}, {}, { provider: "openai", ...server })).message).toContain("MY_KEY");
+    expect(usageError(() => resolve({ ...flags, apiKeyEnv: "sk-123 key" }, {})).message).toContain(
+      "--api-key-env must be the name of an environment variable",
+    );
+  });
+
+  it("takes the config's model name as modelName or as its older spelling name", () => {
+    const base = { provider: "openai" as const, baseUrl: "http://127.0.0.1:9/v1" };
+    expect(resolve({}, {}, { ...base, modelName: "qwen" })).toEqual({ ...base, name: "qwen" });
+    expect(resolve({}, {}, { ...base, name: "qwen" })).toEqual({ ...base, name: "qwen" });
+    expect(resolve({ modelName: "flag" }, {}, { ...base, modelName: "qwen" })).toEqual({
+      ...base,
+      name: "flag",
+    });
   });
 });
 

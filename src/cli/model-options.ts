@@ -9,6 +9,64 @@ import type { CliModelProvider, ModelSettings } from "./model-settings.js";
 
 export type { CliModelProvider, ModelSettings } from "./model-settings.js";
 
+/**
+ * Every model setting has one key, spelt the same way in each place it can be given (flags over environment over
+ * config file): the flag is the key in kebab case, the variable `TOOLBRIDGE_` and the key in upper snake case, the
+ * config file's `model` section the key itself. Three keys choose the model and differ by nature: `model` (a GGUF file
+ * or `replay:<file>`) is `path` in the config, whose `provider` names the backend; the flag for `provider` is
+ * `--anthropic` (the others are chosen by `--model` and `--base-url`); `api` is the config's provider `completions`.
+ *
+ * | key          | flag                  | environment               | config `model.…`                  |
+ * |--------------|-----------------------|---------------------------|-----------------------------------|
+ * | model        | --model <file.gguf>   | TOOLBRIDGE_MODEL          | provider "llama", path            |
+ * | baseUrl      | --base-url <url>      | TOOLBRIDGE_BASE_URL       | baseUrl (provider "openai")       |
+ * | api          | --api completions     | TOOLBRIDGE_API            | provider "completions"            |
+ * | provider     | --anthropic           | TOOLBRIDGE_PROVIDER       | provider                          |
+ * | modelName    | --model-name <name>   | TOOLBRIDGE_MODEL_NAME     | modelName (older spelling: name)  |
+ * | chatTemplate | --chat-template <t>   | TOOLBRIDGE_CHAT_TEMPLATE  | chatTemplate                      |
+ * | protocol     | --protocol <id>       | TOOLBRIDGE_PROTOCOL       | protocol                          |
+ * | nativeTools  | --[no-]native-tools   | TOOLBRIDGE_NATIVE_TOOLS   | nativeTools                       |
+ * | toolChoice   | --tool-choice <c>     | TOOLBRIDGE_TOOL_CHOICE    | toolChoice                        |
+ * | maxTokens    | --max-tokens <n>      | TOOLBRIDGE_MAX_TOKENS     | maxTokens                         |
+ * | seed         | --seed <n>            | TOOLBRIDGE_SEED           | seed                              |
+ * | threads      | --threads <n>         | TOOLBRIDGE_THREADS        | threads                           |
+ * | apiKeyEnv    | --api-key-env <VAR>   | TOOLBRIDGE_API_KEY_ENV    | apiKeyEnv                         |
+ *
+ * API keys themselves come from OPENAI_API_KEY / ANTHROPIC_API_KEY, or the variable `apiKeyEnv` names.
+ */
+export const MODEL_KEYS = [
+  "model",
+  "baseUrl",
+  "api",
+  "provider",
+  "modelName",
+  "chatTemplate",
+  "protocol",
+  "nativeTools",
+  "toolChoice",
+  "maxTokens",
+  "seed",
+  "threads",
+  "apiKeyEnv",
+] as const;
+export type ModelKey = (typeof MODEL_KEYS)[number];
+
+/** One place's model settings by key: text from flags and variables, typed values from the (validated) config. */
+export type ModelInput = Partial<Record<ModelKey, unknown>>;
+
+const kebab = (key: string) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+const snake = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase();
+
+/** The flag of a key (`--max-tokens`); `provider`'s is `--anthropic`. */
+export function modelFlagName(key: ModelKey): string {
+  return key === "provider" ? "--anthropic" : `--${kebab(key)}`;
+}
+
+/** The environment variable of a key (`TOOLBRIDGE_MAX_TOKENS`). */
+export function modelEnvName(key: ModelKey): string {
+  return `TOOLBRIDGE_${snake(key)}`;
+}
+
 /** The model flags `run` and `chat` share, as commander parses them. */
 export interface ModelFlags {
   model?: string;
@@ -23,6 +81,7 @@ export interface ModelFlags {
   seed?: string;
   maxTokens?: string;
   threads?: string;
+  apiKeyEnv?: string;
 }
 
 export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5";
@@ -54,28 +113,13 @@ export function addModelOptions(command: Command): Command {
     .option("--tool-choice <choice>", "auto | required | none | <tool name>")
     .option("--seed <n>", "sampling seed")
     .option("--max-tokens <n>", "most tokens per model turn")
-    .option("--threads <n>", "CPU threads for a GGUF model (default: chosen from the cores available)");
+    .option("--threads <n>", "CPU threads for a GGUF model (default: chosen from the cores available)")
+    .option(
+      "--api-key-env <VAR>",
+      "the environment variable holding the API key (default OPENAI_API_KEY/ANTHROPIC_API_KEY)",
+    );
 }
 
-/**
- * Every model setting, by the name it has in each place (flags over environment over config file):
- *
- * | flag                 | environment               | config `model.…`                       |
- * |----------------------|---------------------------|----------------------------------------|
- * | --model <file.gguf>  | TOOLBRIDGE_MODEL          | provider "llama", path                 |
- * | --base-url <url>     | TOOLBRIDGE_BASE_URL       | provider "openai", baseUrl             |
- * | --api completions    | TOOLBRIDGE_API            | provider "completions"                 |
- * | --anthropic          | TOOLBRIDGE_PROVIDER       | provider "anthropic"                   |
- * | --model-name <name>  | TOOLBRIDGE_MODEL_NAME     | name                                   |
- * | --chat-template <t>  | TOOLBRIDGE_CHAT_TEMPLATE  | chatTemplate                           |
- * | --protocol <id>      | TOOLBRIDGE_PROTOCOL       | protocol                               |
- * | --[no-]native-tools  | TOOLBRIDGE_NATIVE_TOOLS   | nativeTools                            |
- * | --tool-choice <c>    | TOOLBRIDGE_TOOL_CHOICE    | toolChoice                             |
- * | --max-tokens <n>     | TOOLBRIDGE_MAX_TOKENS     | maxTokens                              |
- * | --seed <n>           | TOOLBRIDGE_SEED           | seed                                   |
- * | --threads <n>        | TOOLBRIDGE_THREADS        | threads                                |
- * | (API key)            | OPENAI_API_KEY / ANTHROPIC_API_KEY | apiKeyEnv (another variable's name) |
- */
 /** One source of settings: the flags, the environment or the config file. */
 interface Layer {
   source: string;
@@ -105,28 +149,41 @@ export function parseToolChoice(text: string, where = "--tool-choice"): ToolChoi
   throw new CliError(`${where} must be auto, required, none or a tool name, got "${text}".`);
 }
 
-function integer(value: string | undefined, where: string, min: number): number | undefined {
+function integer(value: unknown, where: string, min: number): number | undefined {
   if (value === undefined || value === "") return undefined;
-  const n = Number(value);
+  const n = typeof value === "number" ? value : Number(value);
   if (!Number.isInteger(n) || n < min) {
     throw new CliError(
-      `${where} must be ${min === 0 ? "a non-negative" : "a positive"} integer, got "${value}".`,
+      `${where} must be ${min === 0 ? "a non-negative" : "a positive"} integer, got "${String(value)}".`,
     );
   }
   return n;
 }
 
-function boolean(value: string | undefined, where: string): boolean | undefined {
-  if (value === undefined) return undefined;
-  if (/^(true|1|yes)$/i.test(value)) return true;
-  if (/^(false|0|no)$/i.test(value)) return false;
-  throw new CliError(`${where} must be true or false, got "${value}".`);
+function boolean(value: unknown, where: string): boolean | undefined {
+  if (value === undefined || typeof value === "boolean") return value;
+  if (/^(true|1|yes)$/i.test(String(value))) return true;
+  if (/^(false|0|no)$/i.test(String(value))) return false;
+  throw new CliError(`${where} must be true or false, got "${String(value)}".`);
 }
 
-function api(value: string | undefined, where: string): "chat" | "completions" | undefined {
+function toolChoice(value: unknown, where: string): ToolChoice | undefined {
+  if (value === undefined) return undefined;
+  return typeof value === "string" ? parseToolChoice(value, where) : (value as ToolChoice);
+}
+
+function api(value: unknown, where: string): "chat" | "completions" | undefined {
   if (value === undefined) return undefined;
   if (value === "chat" || value === "completions") return value;
-  throw new CliError(`${where} must be chat or completions, got "${value}".`);
+  throw new CliError(`${where} must be chat or completions, got "${String(value)}".`);
+}
+
+function provider(value: unknown, where: string): CliModelProvider | undefined {
+  if (value === undefined) return undefined;
+  if (!(MODEL_PROVIDERS as readonly unknown[]).includes(value)) {
+    throw new CliError(`${where} must be one of ${MODEL_PROVIDERS.join(", ")}, got "${String(value)}".`);
+  }
+  return value as ModelProvider;
 }
 
 function url(value: string, where: string): string {
@@ -135,6 +192,14 @@ function url(value: string, where: string): string {
     if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error("not http");
   } catch {
     throw new CliError(`${where} must be an http(s) URL such as http://localhost:8080/v1, got "${value}".`);
+  }
+  return value;
+}
+
+function variableName(value: unknown, where: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(value)) {
+    throw new CliError(`${where} must be the name of an environment variable, not the key itself.`);
   }
   return value;
 }
@@ -165,38 +230,71 @@ function set<K extends keyof Layer["fields"]>(
   if (value !== undefined) layer.fields[key] = value;
 }
 
-export function layerFromFlags(flags: ModelFlags, cwd: string = process.cwd()): Layer {
-  const layer: Layer = { source: "flags", fields: {} };
-  const chosen = [
-    flags.model !== undefined && "--model",
-    flags.baseUrl !== undefined && "--base-url",
-    flags.anthropic && "--anthropic",
-  ].filter(Boolean);
-  if (chosen.length > 1) {
-    throw new CliError(`${chosen.join(" and ")} each choose a model; give only one of them.`);
+/** Where a place's settings come from and how its keys are named in messages. */
+interface Place {
+  source: string;
+  /** The key as this place spells it, for messages. */
+  name: (key: ModelKey) => string;
+  /** Relative paths (GGUF, template files) are resolved against this folder. */
+  baseDir: string;
+  /** `provider` is how this place names its backend, not one more way to choose one (the config file). */
+  providerNamesBackend?: boolean;
+}
+
+/**
+ * The one layer builder: the settings of one place (flags, environment or config file), by the keys of MODEL_KEYS,
+ * checked and parsed the same way wherever they come from. `model`, `baseUrl` and `provider` each choose a model: a
+ * place may use one of them (the config file names its provider and then its path or server).
+ */
+export function buildModelLayer(input: ModelInput, place: Place): Layer {
+  const layer: Layer = { source: place.source, fields: {} };
+  const where = place.name;
+  const value = (key: ModelKey) => {
+    const v = input[key];
+    return typeof v === "string" ? (v.trim() === "" ? undefined : v.trim()) : v;
+  };
+  const choosers = (["model", "baseUrl", "provider"] as const).filter(
+    (key) => value(key) !== undefined && !(key === "provider" && place.providerNamesBackend),
+  );
+  if (choosers.length > 1) {
+    throw new CliError(`${choosers.map(where).join(" and ")} each choose a model; give only one of them.`);
   }
-  if (flags.model !== undefined) {
-    const spec = modelSpec(flags.model, "--model", cwd);
+  const named = provider(value("provider"), where("provider"));
+  const kind = api(value("api"), where("api"));
+  const model = value("model");
+  const baseUrl = value("baseUrl");
+  if (model !== undefined) {
+    const spec = place.providerNamesBackend
+      ? { provider: named ?? "llama", path: path.resolve(place.baseDir, String(model)) }
+      : modelSpec(String(model), where("model"), place.baseDir);
     layer.provider = spec.provider;
     layer.fields.path = spec.path;
+  } else if (baseUrl !== undefined) {
+    layer.fields.baseUrl = url(String(baseUrl), where("baseUrl"));
+    layer.provider = named ?? (kind === "completions" ? "completions" : "openai");
+  } else if (named) {
+    layer.provider = named;
   }
-  const kind = api(flags.api, "--api");
-  if (flags.baseUrl !== undefined) {
-    layer.provider = kind === "completions" ? "completions" : "openai";
-    layer.fields.baseUrl = url(flags.baseUrl, "--base-url");
-  } else if (kind) {
-    layer.api = kind;
-  }
-  if (flags.anthropic) layer.provider = "anthropic";
-  set(layer, "name", flags.modelName);
-  if (flags.chatTemplate !== undefined) layer.fields.chatTemplate = templateSpec(flags.chatTemplate, cwd);
-  set(layer, "protocol", flags.protocol);
-  set(layer, "nativeTools", flags.nativeTools);
-  if (flags.toolChoice !== undefined) layer.fields.toolChoice = parseToolChoice(flags.toolChoice);
-  set(layer, "seed", integer(flags.seed, "--seed", 0));
-  set(layer, "maxTokens", integer(flags.maxTokens, "--max-tokens", 1));
-  set(layer, "threads", integer(flags.threads, "--threads", 1));
+  if (kind && baseUrl === undefined) layer.api = kind;
+  set(layer, "name", value("modelName") as string | undefined);
+  const template = value("chatTemplate");
+  if (template !== undefined) layer.fields.chatTemplate = templateSpec(String(template), place.baseDir);
+  set(layer, "protocol", value("protocol") as string | undefined);
+  set(layer, "nativeTools", boolean(value("nativeTools"), where("nativeTools")));
+  set(layer, "toolChoice", toolChoice(value("toolChoice"), where("toolChoice")));
+  set(layer, "maxTokens", integer(value("maxTokens"), where("maxTokens"), 1));
+  set(layer, "seed", integer(value("seed"), where("seed"), 0));
+  set(layer, "threads", integer(value("threads"), where("threads"), 1));
+  set(layer, "apiKeyEnv", variableName(value("apiKeyEnv"), where("apiKeyEnv")));
   return layer;
+}
+
+export function layerFromFlags(flags: ModelFlags, cwd: string = process.cwd()): Layer {
+  const { anthropic, ...rest } = flags;
+  return buildModelLayer(
+    { ...rest, provider: anthropic ? "anthropic" : undefined },
+    { source: "flags", name: modelFlagName, baseDir: cwd },
+  );
 }
 
 /**
@@ -208,64 +306,29 @@ export function layerFromEnv(
   env: Readonly<Record<string, string | undefined>>,
   cwd: string = process.cwd(),
 ): Layer {
-  const layer: Layer = { source: "environment", fields: {} };
-  const get = (name: string) => {
-    const value = env[name]?.trim();
-    return value ? value : undefined;
-  };
-  const model = get("TOOLBRIDGE_MODEL");
-  const baseUrl = get("TOOLBRIDGE_BASE_URL");
-  const provider = get("TOOLBRIDGE_PROVIDER");
-  const chosen = [
-    model && "TOOLBRIDGE_MODEL",
-    baseUrl && "TOOLBRIDGE_BASE_URL",
-    provider && "TOOLBRIDGE_PROVIDER",
-  ].filter(Boolean);
-  if (chosen.length > 1)
-    throw new CliError(`${chosen.join(" and ")} each choose a model; set only one of them.`);
-  const kind = api(get("TOOLBRIDGE_API"), "TOOLBRIDGE_API");
-  if (model) {
-    const spec = modelSpec(model, "TOOLBRIDGE_MODEL", cwd);
-    layer.provider = spec.provider;
-    layer.fields.path = spec.path;
-  } else if (baseUrl) {
-    layer.provider = kind === "completions" ? "completions" : "openai";
-    layer.fields.baseUrl = url(baseUrl, "TOOLBRIDGE_BASE_URL");
-  } else if (provider) {
-    if (!(MODEL_PROVIDERS as readonly string[]).includes(provider)) {
-      throw new CliError(
-        `TOOLBRIDGE_PROVIDER must be one of ${MODEL_PROVIDERS.join(", ")}, got "${provider}".`,
-      );
-    }
-    layer.provider = provider as ModelProvider;
-  }
-  if (kind && !baseUrl) layer.api = kind;
-  set(layer, "name", get("TOOLBRIDGE_MODEL_NAME"));
-  set(layer, "protocol", get("TOOLBRIDGE_PROTOCOL"));
-  const choice = get("TOOLBRIDGE_TOOL_CHOICE");
-  if (choice) layer.fields.toolChoice = parseToolChoice(choice, "TOOLBRIDGE_TOOL_CHOICE");
-  set(layer, "maxTokens", integer(get("TOOLBRIDGE_MAX_TOKENS"), "TOOLBRIDGE_MAX_TOKENS", 1));
-  set(layer, "seed", integer(get("TOOLBRIDGE_SEED"), "TOOLBRIDGE_SEED", 0));
-  set(layer, "threads", integer(get("TOOLBRIDGE_THREADS"), "TOOLBRIDGE_THREADS", 1));
-  set(layer, "nativeTools", boolean(get("TOOLBRIDGE_NATIVE_TOOLS"), "TOOLBRIDGE_NATIVE_TOOLS"));
-  const template = get("TOOLBRIDGE_CHAT_TEMPLATE");
-  if (template) layer.fields.chatTemplate = templateSpec(template, cwd);
-  return layer;
+  const input: ModelInput = {};
+  for (const key of MODEL_KEYS) input[key] = env[modelEnvName(key)];
+  return buildModelLayer(input, { source: "environment", name: modelEnvName, baseDir: cwd });
 }
 
 /** The config file's `model` section; its relative paths are resolved against the file's folder. */
 export function layerFromConfig(model: ModelConfig | undefined, configFile: string | undefined): Layer {
-  const layer: Layer = { source: configFile ?? "config", fields: {} };
-  if (!model) return layer;
-  const dir = configFile ? path.dirname(configFile) : process.cwd();
-  layer.provider = model.provider;
-  const { provider: _provider, ...rest } = model;
-  Object.assign(layer.fields, rest);
-  if (model.provider === "llama") layer.fields.path = path.resolve(dir, model.path);
-  if (model.provider === "completions" && model.chatTemplate) {
-    layer.fields.chatTemplate = templateSpec(model.chatTemplate, dir);
-  }
-  return layer;
+  const source = configFile ?? "config";
+  if (!model) return { source, fields: {} };
+  const { provider: backend, ...rest } = model;
+  const fields = rest as Record<string, unknown>;
+  const input: ModelInput = {
+    ...fields,
+    provider: backend,
+    model: fields.path,
+    modelName: fields.modelName ?? fields.name,
+  };
+  return buildModelLayer(input, {
+    source,
+    name: (key) => `model.${key === "model" ? "path" : key} in ${source}`,
+    baseDir: configFile ? path.dirname(configFile) : process.cwd(),
+    providerNamesBackend: true,
+  });
 }
 
 function family(provider: CliModelProvider): string {
@@ -362,7 +425,9 @@ export function checkModelSettings(
       break;
   }
   if (settings.apiKeyEnv !== undefined && !env[settings.apiKeyEnv]) {
-    throw new CliError(`The API key variable ${settings.apiKeyEnv} (apiKeyEnv in the config) is not set.`);
+    throw new CliError(
+      `The API key variable ${settings.apiKeyEnv} (--api-key-env, TOOLBRIDGE_API_KEY_ENV or apiKeyEnv in the config) is not set.`,
+    );
   }
 }
 

@@ -40,6 +40,22 @@ describe('the "model" section of toolbridge.config.json', () => {
     });
   });
 
+  it("reads the model name as modelName (as --model-name spells it) or its older spelling name, not both", () => {
+    const base = { provider: "openai", baseUrl: "http://localhost:11434/v1" };
+    expect(parseConfig({ model: { ...base, modelName: "qwen" } }, "f", "/base").model).toEqual({
+      ...base,
+      modelName: "qwen",
+    });
+    expect(parseConfig({ model: { ...base, name: "qwen" } }, "f", "/base").model).toEqual({
+      ...base,
+      name: "qwen",
+    });
+    expect(problems({ ...base, modelName: "a", name: "b" })).toContain(
+      'give the model name once, as "modelName"',
+    );
+    expect(problems(base)).toContain('needs the model name the server knows: "modelName"');
+  });
+
   it("reads toolChoice as a keyword, {name}, or a bare tool name", () => {
     const choice = (toolChoice: unknown) =>
       parseConfig({ model: { provider: "anthropic", toolChoice } }, "f", "/b").model?.toolChoice;
@@ -54,7 +70,7 @@ describe('the "model" section of toolbridge.config.json', () => {
       /`model.provider`: "provider" must be one of llama, openai/,
     );
     expect(problems({ provider: "llama" })).toContain("`model.path`");
-    expect(problems({ provider: "openai", baseUrl: "http://x/v1" })).toContain("`model.name`");
+    expect(problems({ provider: "openai", baseUrl: "http://x/v1" })).toContain("`model.modelName`");
     expect(problems({ provider: "openai", name: "m", path: "x.gguf" })).toContain(
       "unknown key `path` in `model`",
     );

@@ -37,6 +37,15 @@ const common = {
   maxQueued: z.number().int().min(0).max(10_000).optional(),
 };
 
+/**
+ * The model name the server knows: `modelName`, spelt as `--model-name` and TOOLBRIDGE_MODEL_NAME are; `name` is its
+ * older spelling, still read (one of the two, not both).
+ */
+const modelName = {
+  modelName: z.string().min(1).optional(),
+  name: z.string().min(1).optional(),
+};
+
 const apiKeyEnv = z
   .string()
   .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be the name of an environment variable, not the key itself")
@@ -55,7 +64,8 @@ export const openaiModelConfigSchema = z.strictObject({
   provider: z.literal("openai"),
   /** Default: OPENAI_BASE_URL, else https://api.openai.com/v1. */
   baseUrl: z.url().optional(),
-  name: z.string().min(1, 'the openai backend needs the model name the server knows, e.g. "qwen2.5:7b"'),
+  /** Required: `modelName` (or `name`). */
+  ...modelName,
   apiKeyEnv,
   ...common,
 });
@@ -63,7 +73,7 @@ export const openaiModelConfigSchema = z.strictObject({
 export const completionsModelConfigSchema = z.strictObject({
   provider: z.literal("completions"),
   baseUrl: z.url(),
-  name: z.string().min(1).optional(),
+  ...modelName,
   /** A built-in template name (`chatml`, `qwen2.5`…), a tokenizer_config.json, or a .gguf whose template to use. */
   chatTemplate: z.string().min(1).optional(),
   apiKeyEnv,
@@ -74,7 +84,7 @@ export const anthropicModelConfigSchema = z.strictObject({
   provider: z.literal("anthropic"),
   /** Default: ANTHROPIC_BASE_URL, else https://api.anthropic.com. */
   baseUrl: z.url().optional(),
-  name: z.string().min(1).optional(),
+  ...modelName,
   apiKeyEnv,
   ...common,
 });
@@ -95,6 +105,14 @@ export const modelConfigSchema = z
     message:
       "the completions backend has no native tools (it is text-only); remove nativeTools or set it to false",
     path: ["nativeTools"],
+  })
+  .refine((m) => !("name" in m && m.name !== undefined && m.modelName !== undefined), {
+    message: 'give the model name once, as "modelName" ("name" is its older spelling)',
+    path: ["name"],
+  })
+  .refine((m) => m.provider !== "openai" || (m.modelName ?? m.name) !== undefined, {
+    message: 'the openai backend needs the model name the server knows: "modelName", e.g. "qwen2.5:7b"',
+    path: ["modelName"],
   });
 
 export type ModelConfig = z.output<typeof modelConfigSchema>;

@@ -27,6 +27,21 @@ export const BUNDLED_MODEL_METADATA = {
   [MODEL_HISTORY_KEY]: "last-request",
 } as const;
 
+/**
+ * The tools of the demo model's training catalogue, in the registry's (sorted) order: the dataset builder
+ * (scripts/train/build-dataset.ts) checks it trains on exactly these, and `toolbridge run` offers only these to the
+ * demo model by default (src/cli/default-model.ts says why).
+ */
+export const BUNDLED_MODEL_TOOLS = [
+  "calculator",
+  "convert_time",
+  "get_time",
+  "memory_search",
+  "note_save",
+  "roll_dice",
+  "time_difference",
+] as const;
+
 export interface ModelHints {
   protocol?: string;
   catalogue?: "compact";

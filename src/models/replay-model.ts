@@ -2,8 +2,7 @@ import { readFileSync } from "node:fs";
 import type { LanguageModel, ModelEvent, ModelRequest } from "../core/language-model.js";
 import { ToolbridgeError } from "../core/toolbridge-error.js";
 import type { ToolCallProtocol } from "../protocols/protocol.js";
-import { generateCallId } from "./generate-call-id.js";
-import { ProtocolEventMapper } from "./protocol-event-mapper.js";
+import { TextCallReader } from "./text-call-reader.js";
 
 /** One scripted model turn: text the model "says" (parsed by the model's `protocol`, if any), native calls, or both. */
 export interface ReplayTurn {
@@ -102,18 +101,18 @@ export function createReplayModel(
       if (turn.reasoning) yield { type: "reasoning-delta", text: turn.reasoning };
       if (turn.text) {
         const size = chunkSize && chunkSize > 0 ? chunkSize : turn.text.length;
-        const parser = options.protocol?.createParser({ tools: request.tools, createId: generateCallId });
-        const mapper = new ProtocolEventMapper();
+        const reader =
+          options.protocol && new TextCallReader({ protocol: options.protocol, tools: request.tools });
         for (let at = 0; at < turn.text.length; at += size) {
           // A model stops when its request is cancelled, between any two pieces it streams.
           request.signal.throwIfAborted();
           const text = turn.text.slice(at, at + size);
-          if (parser) yield* mapper.map(parser.push(text));
+          if (reader) yield* reader.push(text);
           else yield { type: "text-delta", text };
         }
-        if (parser) {
-          yield* mapper.map(parser.end());
-          if (mapper.calls > 0 && !turn.calls?.length) {
+        if (reader) {
+          yield* reader.end();
+          if (reader.calls > 0 && !turn.calls?.length) {
             yield { type: "finish", reason: "tool-calls" };
             return;
           }

@@ -3,8 +3,7 @@ import type { LanguageModel, ModelEvent, ModelRequest } from "../core/language-m
 import type { ToolCallProtocol } from "../protocols/protocol.js";
 import { toProtocolTranscript } from "./completions/render-completion-prompt.js";
 import { enforceToolChoice } from "./enforce-tool-choice.js";
-import { generateCallId } from "./generate-call-id.js";
-import { ProtocolEventMapper } from "./protocol-event-mapper.js";
+import { TextCallReader } from "./text-call-reader.js";
 
 export interface TextProtocolModel extends LanguageModel {
   readonly supportsNativeTools: false;
@@ -37,8 +36,7 @@ export function withTextProtocol(
           ? { role: "assistant", content: m.content }
           : { role: "user", content: m.content },
     );
-    const parser = protocol.createParser({ tools: request.tools, createId: generateCallId });
-    const mapper = new ProtocolEventMapper();
+    const reader = new TextCallReader({ protocol, tools: request.tools });
     for await (const event of inner.stream({
       messages,
       tools: [],
@@ -46,10 +44,10 @@ export function withTextProtocol(
       signal: request.signal,
       ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
     })) {
-      if (event.type === "text-delta") yield* mapper.map(parser.push(event.text));
+      if (event.type === "text-delta") yield* reader.push(event.text);
       else if (event.type === "finish") {
-        yield* mapper.map(parser.end());
-        yield mapper.calls > 0 ? { ...event, reason: "tool-calls" } : event;
+        yield* reader.end();
+        yield reader.calls > 0 ? { ...event, reason: "tool-calls" } : event;
       } else if (event.type === "reasoning-delta") yield event;
     }
   }

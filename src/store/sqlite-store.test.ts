@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openSqlite } from "../../test/helpers/open-sqlite.js";
 import { defaultDbPath } from "./default-db-path.js";
 import { SCHEMA_VERSION } from "./migrations.js";
-import { SqliteStore, StoreOpenError, toFtsQuery } from "./sqlite-store.js";
+import { SqliteStore, StoreOpenError } from "./sqlite-store.js";
 
 let dir: string;
 beforeEach(() => {
@@ -93,11 +93,6 @@ describe("SqliteStore", () => {
     expect(claims.flat()).toEqual(["x"]);
     await a.close();
     await b.close();
-  });
-
-  it("turns any text into a safe FTS query", () => {
-    expect(toFtsQuery('NEAR("x" AND y*')).toBe('"near" OR "x" OR "and" OR "y"');
-    expect(toFtsQuery("  ...  ")).toBeUndefined();
   });
 
   it("puts the database in the platform's data directory", () => {

@@ -1,14 +1,26 @@
-import { mkdirSync } from "node:fs";
-import { createRequire } from "node:module";
-import path from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type Database from "better-sqlite3";
-import type { AgentMessage, AgentToolCall } from "../core/agent-message.js";
-import { ToolbridgeError } from "../core/toolbridge-error.js";
-import { keepDatabaseAlive, keepNativeAlive } from "./keep-native-alive.js";
-import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
+import type { AgentMessage } from "../core/agent-message.js";
 import {
-  type ApprovalRecord,
+  openSqliteDatabase,
+  readSchemaVersion,
+  type SqliteStoreOptions,
+  type StatementCache,
+} from "./open-sqlite-database.js";
+import {
+  auditFromRow,
+  json,
+  memoryHitFromRow,
+  messageFromRow,
+  messageToColumns,
+  parseJson,
+  type Row,
+  RUN_COLUMNS,
+  runFromRow,
+  stepFromRow,
+  toolCallFromRow,
+} from "./sqlite-rows.js";
+import {
   type AuditEntry,
   type AuditRecord,
   type CallDecision,
@@ -25,135 +37,11 @@ import {
   type ToolCallFinish,
   type ToolCallRecord,
 } from "./store.js";
+import { toFtsQuery } from "./to-fts-query.js";
 
-export class StoreOpenError extends ToolbridgeError {
-  override name = "StoreOpenError";
-}
-
-export interface SqliteStoreOptions {
-  /**
-   * `full` (default): every commit is fsynced, so it survives power loss, not just a process crash. `normal` is
-   * faster and still survives a crash of the process (WAL), which is enough for benchmarks and tests.
-   */
-  synchronous?: "full" | "normal";
-}
-
-type Row = Record<string, unknown>;
-
-let driver: typeof Database | undefined;
-/**
- * better-sqlite3 is a native addon: it is loaded when the first SqliteStore opens, not when toolbridge is imported,
- * so a program that keeps its runs elsewhere (InMemoryStore, its own store) never loads it.
- */
-function sqlite(): typeof Database {
-  driver ??= createRequire(import.meta.url)("better-sqlite3") as typeof Database;
-  return driver;
-}
+export { type SqliteStoreOptions, StoreOpenError } from "./open-sqlite-database.js";
 
 const now = () => new Date().toISOString();
-const json = (value: unknown) => JSON.stringify(value);
-const parse = <T>(text: unknown, fallback: T): T =>
-  typeof text === "string" ? (JSON.parse(text) as T) : fallback;
-
-const RUN_COLUMNS: Record<keyof RunPatch, string> = {
-  status: "status",
-  stopReason: "stop_reason",
-  answer: "answer",
-  error: "error",
-  stepCount: "step_count",
-  toolCallCount: "tool_call_count",
-  consecutiveFailures: "consecutive_failures",
-  repairs: "repairs",
-  activeMs: "active_ms",
-  owner: "owner",
-};
-
-function toRun(row: Row): RunRecord {
-  return {
-    id: String(row.id),
-    conversationId: String(row.conversation_id),
-    status: row.status as RunStatus,
-    // Databases written before claimRun cleared it hold `running` + `awaiting-approval` for a run killed after its
-    // resume began; a running run has no stop reason, whatever an older row says.
-    stopReason: row.status === "running" ? null : ((row.stop_reason as RunRecord["stopReason"]) ?? null),
-    answer: (row.answer as string | null) ?? null,
-    error: (row.error as string | null) ?? null,
-    model: String(row.model),
-    options: parse(row.options, {}),
-    limits: parse(row.limits, {}),
-    stepCount: Number(row.step_count),
-    toolCallCount: Number(row.tool_call_count),
-    consecutiveFailures: Number(row.consecutive_failures),
-    repairs: Number(row.repairs),
-    activeMs: Number(row.active_ms),
-    owner: (row.owner as string | null) ?? null,
-    createdAt: String(row.created_at),
-    updatedAt: String(row.updated_at),
-  };
-}
-
-function toToolCall(row: Row): ToolCallRecord {
-  const approval: ApprovalRecord | null =
-    row.policy === null || row.policy === undefined
-      ? null
-      : {
-          policy: row.policy as ApprovalRecord["policy"],
-          decision: row.decision as ApprovalRecord["decision"],
-          decidedBy: (row.decided_by as string | null) ?? null,
-          decidedAt: (row.decided_at as string | null) ?? null,
-          reason: (row.reason as string | null) ?? null,
-          originalArguments: parse(row.original_arguments, null),
-        };
-  return {
-    runId: String(row.run_id),
-    id: String(row.id),
-    step: Number(row.step),
-    position: Number(row.position),
-    name: String(row.name),
-    arguments: parse(row.arguments, {}),
-    state: row.state as ToolCallRecord["state"],
-    outcome: (row.outcome as string | null) ?? null,
-    result: parse<CallToolResult | null>(row.result, null),
-    approval,
-    startedAt: (row.started_at as string | null) ?? null,
-    finishedAt: (row.finished_at as string | null) ?? null,
-    durationMs: row.duration_ms === null || row.duration_ms === undefined ? null : Number(row.duration_ms),
-  };
-}
-
-function toMessage(row: Row): AgentMessage {
-  const role = row.role as AgentMessage["role"];
-  const content = String(row.content);
-  const data = parse<Record<string, unknown>>(row.data, {});
-  switch (role) {
-    case "system":
-    case "user":
-      return { role, content };
-    case "assistant": {
-      const message: AgentMessage = { role, content };
-      if (typeof data.reasoning === "string") message.reasoning = data.reasoning;
-      if (Array.isArray(data.toolCalls)) message.toolCalls = data.toolCalls as AgentToolCall[];
-      return message;
-    }
-    case "tool":
-      return {
-        role,
-        callId: String(data.callId),
-        name: String(data.name),
-        result: data.result as CallToolResult,
-      };
-  }
-}
-
-/** Turn free text into an FTS5 query that cannot be a syntax error: each word quoted, any of them may match. */
-export function toFtsQuery(text: string): string | undefined {
-  const words = text.match(/[\p{L}\p{N}_]+/gu) ?? [];
-  if (words.length === 0) return undefined;
-  return [...new Set(words.map((w) => w.toLowerCase()))]
-    .slice(0, 32)
-    .map((w) => `"${w}"`)
-    .join(" OR ");
-}
 
 /**
  * The default store: one SQLite file through better-sqlite3, in WAL mode so readers (the CLI's `runs list`) never
@@ -162,7 +50,8 @@ export function toFtsQuery(text: string): string | undefined {
  */
 export class SqliteStore implements Store {
   readonly db: Database.Database;
-  readonly #statements = new Map<string, Database.Statement>();
+  /** Every statement by its SQL, prepared once and kept (keep-native-alive.ts). */
+  readonly #stmt: StatementCache;
   /** `UPDATE runs` text per set of patched columns, so the statement cache is hit without rebuilding the SQL. */
   readonly #runUpdates = new Map<string, string>();
   /** One transaction wrapper for every write: `db.transaction()` per call costs more than the statements it runs. */
@@ -172,59 +61,14 @@ export class SqliteStore implements Store {
     readonly location: string,
     options: SqliteStoreOptions = {},
   ) {
-    if (location !== ":memory:") {
-      try {
-        mkdirSync(path.dirname(path.resolve(location)), { recursive: true });
-      } catch (error) {
-        throw new StoreOpenError(
-          `Cannot create the folder for database ${location}: ${(error as Error).message}`,
-        );
-      }
-    }
-    try {
-      this.db = keepDatabaseAlive(new (sqlite())(location));
-    } catch (error) {
-      throw new StoreOpenError(
-        `Cannot open database ${location}: ${(error as Error).message}. Pass another --db path.`,
-      );
-    }
-    // exec, not pragma(): pragma() prepares a statement object each time, left for the collector (keep-native-alive).
-    this.db.exec(
-      `PRAGMA journal_mode = WAL; PRAGMA synchronous = ${options.synchronous === "normal" ? "NORMAL" : "FULL"}; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;`,
-    );
-    this.#migrate();
+    const { db, statement } = openSqliteDatabase(location, options);
+    this.db = db;
+    this.#stmt = statement;
     this.#transaction = this.db.transaction((body: () => unknown) => body());
   }
 
-  #migrate(): void {
-    const current = this.schemaVersion;
-    if (current > SCHEMA_VERSION) {
-      throw new StoreOpenError(
-        `Database ${this.location} has schema version ${current}, newer than this toolbridge understands (${SCHEMA_VERSION}). Upgrade toolbridge.`,
-      );
-    }
-    for (const migration of MIGRATIONS) {
-      if (migration.version <= current) continue;
-      this.db
-        .transaction(() => {
-          this.db.exec(migration.sql);
-          this.db.exec(`PRAGMA user_version = ${migration.version}`);
-        })
-        .immediate();
-    }
-  }
-
   get schemaVersion(): number {
-    return Number(this.#stmt("PRAGMA user_version").pluck().get());
-  }
-
-  #stmt(sql: string): Database.Statement {
-    let statement = this.#statements.get(sql);
-    if (!statement) {
-      statement = keepNativeAlive(this.db.prepare(sql));
-      this.#statements.set(sql, statement);
-    }
-    return statement;
+    return readSchemaVersion(this.#stmt);
   }
 
   /** IMMEDIATE: take the write lock up front, so two processes never interleave read-check-write sequences. */
@@ -240,25 +84,10 @@ export class SqliteStore implements Store {
     at: string,
     resultJson?: ReadonlyMap<CallToolResult, string>,
   ) {
-    let content = "";
-    let data: Record<string, unknown> | null = null;
-    let dataJson: string | null = null;
-    if (message.role === "tool") {
-      // The result was just serialized for its tool call: splice that text in rather than serializing it again.
-      const known = resultJson?.get(message.result);
-      if (known === undefined) data = { callId: message.callId, name: message.name, result: message.result };
-      else dataJson = `{"callId":${json(message.callId)},"name":${json(message.name)},"result":${known}}`;
-    } else {
-      content = message.content;
-      if (message.role === "assistant") {
-        data = {};
-        if (message.reasoning !== undefined) data.reasoning = message.reasoning;
-        if (message.toolCalls?.length) data.toolCalls = message.toolCalls;
-      }
-    }
+    const { content, data } = messageToColumns(message, resultJson);
     const info = this.#stmt(
       "INSERT INTO messages (conversation_id, run_id, step, role, content, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-    ).run(conversationId, runId, step, message.role, content, dataJson ?? (data ? json(data) : null), at);
+    ).run(conversationId, runId, step, message.role, content, data, at);
     // Only what people and the model said is searchable; tool output can be large and is not "memory".
     if ((message.role === "user" || message.role === "assistant") && content.trim() !== "") {
       this.#stmt("INSERT INTO memory_fts (kind, ref_id, title, body) VALUES ('message', ?, NULL, ?)").run(
@@ -312,7 +141,7 @@ export class SqliteStore implements Store {
 
   async getRun(id: string): Promise<RunRecord | undefined> {
     const row = this.#stmt("SELECT * FROM runs WHERE id = ?").get(id) as Row | undefined;
-    return row ? toRun(row) : undefined;
+    return row ? runFromRow(row) : undefined;
   }
 
   async listRuns(options: { status?: RunStatus; limit?: number } = {}): Promise<RunRecord[]> {
@@ -325,7 +154,7 @@ export class SqliteStore implements Store {
           )
         : this.#stmt("SELECT * FROM runs ORDER BY created_at DESC, id DESC LIMIT ?").all(limit)
     ) as Row[];
-    return rows.map(toRun);
+    return rows.map(runFromRow);
   }
 
   async updateRun(id: string, patch: RunPatch): Promise<void> {
@@ -367,7 +196,7 @@ export class SqliteStore implements Store {
     const rows = this.#stmt(
       "SELECT role, content, data FROM messages WHERE conversation_id = ? ORDER BY id",
     ).all(conversationId) as Row[];
-    return rows.map(toMessage);
+    return rows.map(messageFromRow);
   }
 
   async recordTurn(turn: Parameters<Store["recordTurn"]>[0]): Promise<ToolCallRecord[]> {
@@ -452,16 +281,7 @@ export class SqliteStore implements Store {
 
   async listSteps(runId: string): Promise<StepRecord[]> {
     const rows = this.#stmt("SELECT * FROM steps WHERE run_id = ? ORDER BY step").all(runId) as Row[];
-    return rows.map((row) => ({
-      runId: String(row.run_id),
-      step: Number(row.step),
-      finishReason: (row.finish_reason as string | null) ?? null,
-      text: String(row.text),
-      parseErrors: parse(row.parse_errors, []),
-      finished: Number(row.finished) === 1,
-      startedAt: String(row.started_at),
-      finishedAt: (row.finished_at as string | null) ?? null,
-    }));
+    return rows.map(stepFromRow);
   }
 
   async listToolCalls(runId: string, step?: number): Promise<ToolCallRecord[]> {
@@ -472,7 +292,7 @@ export class SqliteStore implements Store {
         ? this.#stmt(`${base} ORDER BY c.step, c.position`).all(runId)
         : this.#stmt(`${base} AND c.step = ? ORDER BY c.position`).all(runId, step)
     ) as Row[];
-    return rows.map(toToolCall);
+    return rows.map(toolCallFromRow);
   }
 
   async decideToolCalls(runId: string, decisions: CallDecision[]): Promise<void> {
@@ -506,7 +326,7 @@ export class SqliteStore implements Store {
         const detail: Record<string, unknown> = {};
         if (d.reason !== undefined) detail.reason = d.reason;
         if (edited) {
-          detail.originalArguments = parse(row.arguments, {});
+          detail.originalArguments = parseJson(row.arguments, {});
           detail.arguments = d.arguments;
         }
         this.#audit(
@@ -581,15 +401,7 @@ export class SqliteStore implements Store {
         ? this.#stmt("SELECT * FROM audit_log ORDER BY id").all()
         : this.#stmt("SELECT * FROM audit_log WHERE run_id = ? ORDER BY id").all(runId)
     ) as Row[];
-    return rows.map((row) => ({
-      id: Number(row.id),
-      at: String(row.at),
-      actor: String(row.actor),
-      action: String(row.action),
-      runId: (row.run_id as string | null) ?? null,
-      callId: (row.call_id as string | null) ?? null,
-      detail: parse(row.detail, {}),
-    }));
+    return rows.map(auditFromRow);
   }
 
   async saveNote(note: { title: string; content: string; tags?: string[] }): Promise<NoteRecord> {
@@ -630,15 +442,7 @@ export class SqliteStore implements Store {
       ORDER BY bm25(memory_fts, 0, 0, 2.0, 1.0) LIMIT ?`;
     const params: unknown[] = options.kind ? [fts, options.kind, limit] : [fts, limit];
     const rows = this.#stmt(sql).all(...params) as Row[];
-    return rows.map((row) => ({
-      kind: row.kind as MemoryHit["kind"],
-      id: Number(row.ref_id),
-      title: (row.title as string | null) ?? null,
-      conversationId: (row.conversation_id as string | null) ?? null,
-      role: (row.role as string | null) ?? null,
-      snippet: String(row.snippet),
-      createdAt: String(row.created_at ?? ""),
-    }));
+    return rows.map(memoryHitFromRow);
   }
 
   async close(): Promise<void> {

@@ -272,6 +272,30 @@ describe("ToolExecutor", () => {
     expect(obj.content[0]).toEqual({ type: "text", text: '{"value":"[REDACTED]"}' });
   });
 
+  it("observe gives a message the executor did not produce the same redaction and limit as a tool's result", async () => {
+    const secret = "opal-lantern-secret-0042";
+    const registry = new ToolRegistry();
+    registry.register(echo);
+    const executor = new ToolExecutor(registry, {
+      redact: { values: [secret], env: {} },
+      defaultMaxOutputChars: 30,
+    });
+    const denial = executor.observe({
+      content: [{ type: "text", text: `Denied: ${secret} ${"z".repeat(40)}` }],
+      isError: true,
+    });
+    expect(denial).toEqual({
+      content: [
+        { type: "text", text: "Denied: [REDACTED] zzzzzzzzzzz" },
+        { type: "text", text: "\n[output truncated: showing the first 30 of 59 characters]" },
+      ],
+      isError: true,
+    });
+    expect(() => new ToolExecutor(registry, { defaultMaxOutputChars: 0 })).toThrow(
+      /defaultMaxOutputChars must be a positive whole number/,
+    );
+  });
+
   it("cancels through the caller's AbortSignal", async () => {
     let aborted = false;
     const wait = defineTool({

@@ -21,9 +21,15 @@ export interface ToolExecutorOptions {
   perUserConcurrency?: number;
   /** Time limit for tools that set none. Default 30 s. */
   defaultTimeoutMs?: number;
-  /** Output limit for tools that set none. Default 20,000 characters. */
+  /**
+   * Output limit for tools that set none, and for the messages `observe` caps (denials, invalid calls). Default 20,000
+   * characters. An agent built on a registry sets it from its `maxObservationChars`.
+   */
   defaultMaxOutputChars?: number;
-  /** Secret redaction applied to every result; `false` turns it off (tests only). */
+  /**
+   * Secret redaction applied to every result, and (through `redactor`) to an agent's model text, events and traces;
+   * `false` turns it off (tests only). An agent built on a registry sets it from its `redact`.
+   */
   redact?: RedactorOptions | false;
   /** Clock for cooldowns and rate limits. */
   now?: () => number;
@@ -109,7 +115,13 @@ export class ToolExecutor {
     this.#limiter = new CallLimiter(options.now);
     this.#redact = options.redact === false ? undefined : createRedactor(options.redact);
     this.#defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
-    this.#defaultMaxOutputChars = options.defaultMaxOutputChars ?? 20_000;
+    const max = options.defaultMaxOutputChars ?? 20_000;
+    if (!Number.isInteger(max) || max < 1) {
+      throw new RangeError(
+        `defaultMaxOutputChars must be a positive whole number of characters, got ${max}.`,
+      );
+    }
+    this.#defaultMaxOutputChars = max;
   }
 
   /** Calls running right now (for tests and status displays). */
@@ -276,18 +288,30 @@ export class ToolExecutor {
     return `Invalid arguments for ${definition.tool.name}:\n${lines}\nFix the arguments and call again.`;
   }
 
+  /** The limit of results whose tool sets none, and of `observe`. */
+  get defaultMaxOutputChars(): number {
+    return this.#defaultMaxOutputChars;
+  }
+
   /** The redactor every result goes through (undefined when redaction is off): the agent uses it for model text. */
   get redactor(): Redactor | undefined {
     return this.#redact;
   }
 
   /**
-   * Redact, then cut: cutting first would let the first half of a secret that straddles the cut through (the half no
-   * longer matches). Redacting here too catches what the executor itself wrote (error messages echo handler errors
-   * and arguments).
+   * What a model may read of a result: redacted, then cut to `maxChars` (default: `defaultMaxOutputChars`). Every
+   * result this executor returns has been through it once; the agent sends its own observations (denials, invalid or
+   * refused calls, interrupted calls) through it too, so one redactor and one limit apply to everything a model reads.
+   * Redact first: cutting first would let the first half of a secret that straddles the cut through (the half no
+   * longer matches).
    */
-  #finalize(definition: AnyToolDefinition, result: CallToolResult): CallToolResult {
+  observe(result: CallToolResult, maxChars: number = this.#defaultMaxOutputChars): CallToolResult {
     const clean = this.#redact ? redactDeep(result, this.#redact) : result;
-    return truncateToolResult(clean, definition.maxOutputChars ?? this.#defaultMaxOutputChars);
+    return truncateToolResult(clean, maxChars);
+  }
+
+  /** Redacting here too catches what the executor itself wrote (error messages echo handler errors and arguments). */
+  #finalize(definition: AnyToolDefinition, result: CallToolResult): CallToolResult {
+    return this.observe(result, definition.maxOutputChars ?? this.#defaultMaxOutputChars);
   }
 }

@@ -11,13 +11,19 @@ import type {
   ModelUsage,
 } from "../../core/language-model.js";
 import {
+  type HttpBackend,
+  type HttpModelOptions,
+  resolveHttpModel,
+  sdkClientOptions,
+} from "../http-model-options.js";
+import {
   toAnthropicMessages,
   toAnthropicToolChoice,
   toAnthropicTools,
 } from "../message-converters/anthropic-messages.js";
 import { ModelConfigError, ModelRequestError } from "../model-errors.js";
 
-export interface AnthropicMessagesModelOptions {
+export interface AnthropicMessagesModelOptions extends HttpModelOptions {
   /** e.g. `claude-sonnet-4-5`. */
   model: string;
   /** Default `ANTHROPIC_API_KEY`. */
@@ -30,9 +36,6 @@ export interface AnthropicMessagesModelOptions {
   parallelToolCalls?: boolean;
   /** Extended thinking budget in tokens; its text streams as reasoning. */
   thinkingBudgetTokens?: number;
-  headers?: Record<string, string>;
-  timeoutMs?: number;
-  id?: string;
   client?: Anthropic;
 }
 
@@ -77,6 +80,13 @@ function describeAnthropicError(error: unknown, baseURL: string): unknown {
   return error;
 }
 
+const ANTHROPIC: HttpBackend = {
+  name: "anthropic",
+  exampleModel: "claude-sonnet-4-5",
+  baseURLEnv: "ANTHROPIC_BASE_URL",
+  defaultBaseURL: "https://api.anthropic.com",
+};
+
 /** Anthropic Messages API with native tools, streamed. */
 export class AnthropicMessagesModel implements LanguageModel {
   readonly id: string;
@@ -86,13 +96,8 @@ export class AnthropicMessagesModel implements LanguageModel {
   readonly #baseURL: string;
 
   constructor(options: AnthropicMessagesModelOptions) {
-    if (!options.model)
-      throw new ModelConfigError(
-        'The anthropic backend needs a model name, e.g. { model: "claude-sonnet-4-5" }.',
-      );
+    ({ id: this.id, baseURL: this.#baseURL } = resolveHttpModel(ANTHROPIC, options));
     this.#options = options;
-    this.#baseURL = options.baseURL ?? process.env.ANTHROPIC_BASE_URL ?? "https://api.anthropic.com";
-    this.id = options.id ?? `anthropic:${options.model}`;
     const apiKey = options.apiKey ?? process.env.ANTHROPIC_API_KEY;
     if (!options.client && !apiKey) {
       throw new ModelConfigError(
@@ -104,9 +109,7 @@ export class AnthropicMessagesModel implements LanguageModel {
       new Anthropic({
         apiKey: apiKey ?? null,
         baseURL: this.#baseURL,
-        maxRetries: 0,
-        ...(options.headers ? { defaultHeaders: options.headers } : {}),
-        ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
+        ...sdkClientOptions(options),
       });
   }
 

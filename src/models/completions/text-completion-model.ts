@@ -1,4 +1,4 @@
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import type { Completion, CompletionCreateParamsStreaming } from "openai/resources/completions";
 import type { AgentMessage } from "../../core/agent-message.js";
 import type {
@@ -10,7 +10,6 @@ import type {
 } from "../../core/language-model.js";
 import type { ToolCallProtocol } from "../../protocols/protocol.js";
 import { getProtocol } from "../../protocols/protocol-registry.js";
-import type { ParserEvent } from "../../protocols/types.js";
 import { resolveBuiltinChatTemplateName } from "../chat-template/builtin-chat-templates.js";
 import { ChatTemplate } from "../chat-template/chat-template.js";
 import {
@@ -20,17 +19,18 @@ import {
 } from "../chat-template/load-chat-template.js";
 import { chooseProtocol } from "../choose-protocol.js";
 import { enforceToolChoice } from "../enforce-tool-choice.js";
-import { generateCallId } from "../generate-call-id.js";
+import type { HttpModelOptions } from "../http-model-options.js";
 import { MarkupStrippedError, ModelConfigError, ModelRequestError } from "../model-errors.js";
+import { createOpenAIClient } from "../openai/create-openai-client.js";
 import { describeOpenAIError } from "../openai/describe-openai-error.js";
-import { ProtocolEventMapper } from "../protocol-event-mapper.js";
+import { TextCallReader } from "../text-call-reader.js";
 import { renderCompletionPrompt } from "./render-completion-prompt.js";
 import { StopSequenceFilter } from "./stop-sequence-filter.js";
 
 /** Protocols whose markers no known server rewrites (mlx_lm only diverts the tokenizer's own tool-call tokens). */
 export const MARKUP_SAFE_PROTOCOLS = ["tag_tool", "jsonl_events", "json_tool_calls"] as const;
 
-export interface TextCompletionModelOptions {
+export interface TextCompletionModelOptions extends HttpModelOptions {
   /** Server root, e.g. `http://localhost:8080/v1` (mlx_lm.server, llama.cpp's llama-server). */
   baseURL: string;
   /** Sent as `model` (mlx_lm.server loads it; llama-server ignores it). Also used to pick a template and protocol. */
@@ -67,9 +67,6 @@ export interface TextCompletionModelOptions {
   /** Told about automatic recoveries (a protocol switch). Default: `process.emitWarning`. */
   onWarning?: (message: string) => void;
   extraBody?: Record<string, unknown>;
-  headers?: Record<string, string>;
-  timeoutMs?: number;
-  id?: string;
   client?: OpenAI;
 }
 
@@ -101,15 +98,7 @@ export class TextCompletionModel implements LanguageModel {
       chatTemplate: this.template.source,
       modelName: options.model,
     });
-    this.#client =
-      options.client ??
-      new OpenAI({
-        baseURL: options.baseURL,
-        apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? "not-needed",
-        maxRetries: 0,
-        ...(options.headers ? { defaultHeaders: options.headers } : {}),
-        ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
-      });
+    this.#client = createOpenAIClient(options, options.baseURL);
   }
 
   /** The tool-call format in use (it changes once if the server is found stripping markup). */
@@ -192,19 +181,13 @@ export class TextCompletionModel implements LanguageModel {
       throw describeOpenAIError(error, baseURL, body.model);
     }
 
-    const parser = protocol.createParser({
-      tools: request.tools,
-      prefix: prompt.slice(-64),
-      createId: generateCallId,
-    });
-    const mapper = new ProtocolEventMapper();
-    const map = (events: readonly ParserEvent[]) => mapper.map(events);
+    const reader = new TextCallReader({ protocol, tools: request.tools, prompt });
 
     const filter = new StopSequenceFilter(stops);
     let finish: string | null | undefined;
     let usage: ModelUsage | undefined;
     let chunks = 0;
-    if (forcedPrefix) yield* map(parser.push(forcedPrefix));
+    if (forcedPrefix) yield* reader.push(forcedPrefix);
     try {
       for await (const chunk of stream) {
         chunks += 1;
@@ -213,7 +196,7 @@ export class TextCompletionModel implements LanguageModel {
         const choice = chunk.choices?.[0];
         if (!choice) continue;
         if (typeof choice.text === "string" && choice.text !== "")
-          yield* map(parser.push(filter.push(choice.text)));
+          yield* reader.push(filter.push(choice.text));
         if (choice.finish_reason) finish = choice.finish_reason;
         if (filter.stopped) {
           finish = "stop";
@@ -227,13 +210,13 @@ export class TextCompletionModel implements LanguageModel {
       throw new ModelRequestError(
         `The completion server at ${baseURL} ended the stream without sending anything.`,
       );
-    yield* map(parser.push(filter.end()));
-    yield* map(parser.end());
-    if ((finish as string | undefined) === "tool_calls" && mapper.calls === 0) {
-      return mapper.shown.trim() === "" ? "markup-stripped" : "markup-stripped-late";
+    yield* reader.push(filter.end());
+    yield* reader.end();
+    if ((finish as string | undefined) === "tool_calls" && reader.calls === 0) {
+      return reader.shown.trim() === "" ? "markup-stripped" : "markup-stripped-late";
     }
     const reason: ModelFinishReason =
-      mapper.calls > 0
+      reader.calls > 0
         ? "tool-calls"
         : finish === "length"
           ? "length"

@@ -3,8 +3,7 @@ import type { ModelEvent, ModelFinishReason, ModelRequest } from "../../core/lan
 import type { ToolCallProtocol } from "../../protocols/protocol.js";
 import type { ChatTemplate } from "../chat-template/chat-template.js";
 import { renderCompletionPrompt } from "../completions/render-completion-prompt.js";
-import { generateCallId } from "../generate-call-id.js";
-import { ProtocolEventMapper } from "../protocol-event-mapper.js";
+import { TextCallReader } from "../text-call-reader.js";
 import { type CallFrameCache, cachedCallBodyGrammar } from "./call-body-grammar-cache.js";
 import { isForced, offeredTools, pumpGeneration, type Sampling, samplingFor } from "./llama-generation.js";
 import type { LoadedLlama } from "./llama-runtime.js";
@@ -49,12 +48,7 @@ export function streamTextTurn(input: {
         maxStringLength,
         named,
       });
-    const parser = protocol.createParser({
-      tools: request.tools,
-      prefix: prompt.slice(-64),
-      createId: generateCallId,
-    });
-    const mapper = new ProtocolEventMapper();
+    const reader = new TextCallReader({ protocol, tools: request.tools, prompt });
     const push = (events: readonly ModelEvent[]) => {
       for (const event of events) {
         // toolChoice none: whatever the model writes is text; no call leaves this turn.
@@ -62,7 +56,7 @@ export function streamTextTurn(input: {
         queue.push(event);
       }
     };
-    const emit = (text: string) => push(mapper.map(parser.push(text)));
+    const emit = (text: string) => push(reader.push(text));
     const bos = model.tokens.bos !== null && model.tokens.shouldPrependBosToken ? [model.tokens.bos] : [];
     const promptTokens = [...bos, ...model.tokenize(prompt, true)];
     let generated = forcedPrefix;
@@ -123,11 +117,11 @@ export function streamTextTurn(input: {
         break;
       }
       if (request.signal.aborted) throw request.signal.reason;
-      push(mapper.map(parser.end()));
+      push(reader.end());
     } finally {
       completion.dispose({ disposeSequence: false });
     }
-    if (mapper.calls > 0 && choice !== "none") reason = "tool-calls";
+    if (reader.calls > 0 && choice !== "none") reason = "tool-calls";
     // Usage as an OpenAI-compatible server reports it: the prompt as evaluated, the tokens sampled.
     const usage = { inputTokens: promptTokens.length, outputTokens: sampling.maxTokens - remaining };
     queue.push({ type: "finish", reason, usage });

@@ -1,4 +1,4 @@
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import type {
   ChatCompletionChunk,
   ChatCompletionCreateParamsStreaming,
@@ -12,17 +12,19 @@ import type {
   ModelUsage,
 } from "../../core/language-model.js";
 import { enforceToolChoice } from "../enforce-tool-choice.js";
+import { type HttpBackend, type HttpModelOptions, resolveHttpModel } from "../http-model-options.js";
 import {
   type ToOpenAIMessagesOptions,
   toOpenAIChatMessages,
   toOpenAIToolChoice,
   toOpenAITools,
 } from "../message-converters/openai-chat-messages.js";
-import { ModelConfigError, ModelRequestError } from "../model-errors.js";
+import { ModelRequestError } from "../model-errors.js";
+import { createOpenAIClient } from "./create-openai-client.js";
 import { describeOpenAIError } from "./describe-openai-error.js";
 import { ToolCallDeltaAccumulator } from "./tool-call-delta-accumulator.js";
 
-export interface OpenAIChatModelOptions {
+export interface OpenAIChatModelOptions extends HttpModelOptions {
   /** Model name sent to the server, e.g. `gpt-4.1-mini`, `qwen2.5:7b` (Ollama). */
   model: string;
   /** Default: `OPENAI_BASE_URL`, else `https://api.openai.com/v1`. Ollama: `http://localhost:11434/v1`. */
@@ -46,10 +48,6 @@ export interface OpenAIChatModelOptions {
   maxForcedRetries?: number;
   /** Extra JSON fields for servers with their own options (e.g. `{ top_k: 20 }`, `{ chat_template_kwargs: {…} }`). */
   extraBody?: Record<string, unknown>;
-  headers?: Record<string, string>;
-  timeoutMs?: number;
-  /** For traces; default `openai:<model>`. */
-  id?: string;
   /** A configured client (proxies, custom fetch); baseURL/apiKey/headers/timeoutMs are then ignored. */
   client?: OpenAI;
 }
@@ -84,6 +82,13 @@ function reasoningOf(delta: ChatCompletionChunk.Choice.Delta): string | undefine
   return undefined;
 }
 
+const OPENAI: HttpBackend = {
+  name: "openai",
+  exampleModel: "gpt-4.1-mini",
+  baseURLEnv: "OPENAI_BASE_URL",
+  defaultBaseURL: "https://api.openai.com/v1",
+};
+
 /**
  * OpenAI-compatible chat completions with native tools (OpenAI, Ollama, vLLM, LM Studio, llama.cpp server),
  * streamed.
@@ -96,21 +101,9 @@ export class OpenAIChatModel implements LanguageModel {
   readonly #baseURL: string;
 
   constructor(options: OpenAIChatModelOptions) {
-    if (!options.model)
-      throw new ModelConfigError('The openai backend needs a model name, e.g. { model: "gpt-4.1-mini" }.');
+    ({ id: this.id, baseURL: this.#baseURL } = resolveHttpModel(OPENAI, options));
     this.#options = options;
-    this.#baseURL = options.baseURL ?? process.env.OPENAI_BASE_URL ?? "https://api.openai.com/v1";
-    this.id = options.id ?? `openai:${options.model}`;
-    this.#client =
-      options.client ??
-      new OpenAI({
-        baseURL: this.#baseURL,
-        // Local servers need no key, but the client insists on one.
-        apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? "not-needed",
-        maxRetries: 0,
-        ...(options.headers ? { defaultHeaders: options.headers } : {}),
-        ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
-      });
+    this.#client = createOpenAIClient(options, this.#baseURL);
   }
 
   stream(request: ModelRequest): AsyncIterable<ModelEvent> {

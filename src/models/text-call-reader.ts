@@ -1,19 +1,48 @@
+import type { Tool } from "@modelcontextprotocol/server";
 import type { ModelEvent } from "../core/language-model.js";
-import type { ParserEvent } from "../protocols/types.js";
+import type { ToolCallProtocol } from "../protocols/protocol.js";
+import type { ParserEvent, ToolCallParser } from "../protocols/types.js";
+import { generateCallId } from "./generate-call-id.js";
 
 /**
- * Turns a protocol parser's events into model events, so a backend that parses its own text looks to the loop like
- * a native one. Unreadable or cut-off markup becomes a `call-error` (of the call it started, when it started one):
- * the loop sends the model a repair observation instead of the markup silently vanishing.
+ * Reads calls out of a text-only model's streamed text with a protocol's incremental parser and turns them into model
+ * events, so a backend that parses its own text looks to the loop like a native one. Unreadable or cut-off markup
+ * becomes a `call-error` (of the call it started, when it started one): the loop sends the model a repair observation
+ * instead of the markup silently vanishing. Every text path (completions, llama text mode, `withTextProtocol`, the
+ * replay model's `protocol`) reads through one of these.
  */
-export class ProtocolEventMapper {
+export class TextCallReader {
+  readonly #parser: ToolCallParser;
   readonly #ids = new Map<number, { id: string; name: string }>();
   /** Text passed on as content. */
   shown = "";
   /** Calls ended (readable or not). */
   calls = 0;
 
-  map(events: readonly ParserEvent[]): ModelEvent[] {
+  /** `prompt`: what the model continues (its end tells the parser whether the output starts inside reasoning). */
+  constructor(input: {
+    protocol: Pick<ToolCallProtocol, "createParser">;
+    tools: readonly Tool[];
+    prompt?: string;
+  }) {
+    this.#parser = input.protocol.createParser({
+      tools: input.tools,
+      ...(input.prompt === undefined ? {} : { prefix: input.prompt.slice(-64) }),
+      createId: generateCallId,
+    });
+  }
+
+  /** The events a piece of streamed text completes. */
+  push(text: string): ModelEvent[] {
+    return this.#map(this.#parser.push(text));
+  }
+
+  /** The end of the text: whatever was still open is finished, or reported cut off. */
+  end(): ModelEvent[] {
+    return this.#map(this.#parser.end());
+  }
+
+  #map(events: readonly ParserEvent[]): ModelEvent[] {
     const out: ModelEvent[] = [];
     for (const e of events) {
       switch (e.type) {
