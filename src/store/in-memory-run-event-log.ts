@@ -1,0 +1,49 @@
+import type { RunEventLog, RunEventRecord } from "./run-event-log.js";
+
+/** The RunEventLog in memory: same numbering and batching semantics as SqliteRunEventLog, nothing survives. */
+export class InMemoryRunEventLog implements RunEventLog {
+  readonly #runs = new Map<string, RunEventRecord[]>();
+  readonly #queue: RunEventRecord[] = [];
+  #batch: Promise<void> | undefined;
+  readonly #next = new Map<string, number>();
+
+  append(runId: string, event: { type: string }): Promise<number> {
+    const seq = (this.#next.get(runId) ?? this.#runs.get(runId)?.length ?? 0) + 1;
+    this.#next.set(runId, seq);
+    // A copy: what the log keeps must not change when the caller's object does.
+    this.#queue.push({ runId, seq, event: structuredClone(event) as RunEventRecord["event"] });
+    this.#batch ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.#commit());
+    return this.#batch.then(() => seq);
+  }
+
+  #commit(): void {
+    this.#batch = undefined;
+    for (const record of this.#queue.splice(0)) {
+      let events = this.#runs.get(record.runId);
+      if (!events) this.#runs.set(record.runId, (events = []));
+      events.push(record);
+    }
+  }
+
+  async list(runId: string, after = 0, limit = Number.POSITIVE_INFINITY): Promise<RunEventRecord[]> {
+    const events = this.#runs.get(runId) ?? [];
+    // seq n sits at index n - 1: no search needed.
+    return events.slice(Math.max(0, after), Math.max(0, after) + limit).map((r) => structuredClone(r));
+  }
+
+  async lastSeq(runId: string): Promise<number> {
+    return this.#runs.get(runId)?.length ?? 0;
+  }
+
+  async deleteRuns(runIds: readonly string[]): Promise<void> {
+    await this.flush();
+    for (const id of runIds) {
+      this.#runs.delete(id);
+      this.#next.delete(id);
+    }
+  }
+
+  async flush(): Promise<void> {
+    await this.#batch;
+  }
+}
