@@ -1,4 +1,4 @@
-import type { RunEventLog, RunEventRecord } from "./run-event-log.js";
+import type { LoggedEvent, RunEventLog, RunEventRecord } from "./run-event-log.js";
 
 /** The RunEventLog in memory: same numbering and batching semantics as SqliteRunEventLog, nothing survives. */
 export class InMemoryRunEventLog implements RunEventLog {
@@ -7,7 +7,7 @@ export class InMemoryRunEventLog implements RunEventLog {
   #batch: Promise<void> | undefined;
   readonly #next = new Map<string, number>();
 
-  append(runId: string, event: { type: string }): Promise<number> {
+  append(runId: string, event: LoggedEvent): Promise<number> {
     const seq = (this.#next.get(runId) ?? this.#runs.get(runId)?.length ?? 0) + 1;
     this.#next.set(runId, seq);
     // A copy: what the log keeps must not change when the caller's object does.

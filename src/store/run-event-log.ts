@@ -9,6 +9,9 @@ export interface RunEventRecord {
   event: { type: string } & Record<string, unknown>;
 }
 
+/** What may be logged: any plain, JSON-serializable object with a `type`. */
+export type LoggedEvent = { readonly type: string } & Readonly<Record<string, unknown>>;
+
 /**
  * The append-only log of every run's events, so that a client that lost its connection gets exactly what it missed.
  * `append` numbers the event at once and resolves once it is committed; appends are batched (everything appended in
@@ -18,7 +21,7 @@ export interface RunEventRecord {
  */
 export interface RunEventLog {
   /** Number the event (last seq + 1 for its run) and commit it with the others of this tick; resolves to its seq. */
-  append(runId: string, event: { type: string }): Promise<number>;
+  append(runId: string, event: LoggedEvent): Promise<number>;
   /** Committed events of a run with seq > `after`, in order; at most `limit` (default: all). */
   list(runId: string, after?: number, limit?: number): Promise<RunEventRecord[]>;
   /** The seq of the run's last committed event; 0 when it has none. */

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import { keepNativeAlive } from "./keep-native-alive.js";
-import type { RunEventLog, RunEventRecord } from "./run-event-log.js";
+import type { LoggedEvent, RunEventLog, RunEventRecord } from "./run-event-log.js";
 
 interface Queued {
   runId: string;
@@ -43,7 +43,7 @@ export class SqliteRunEventLog implements RunEventLog {
     });
   }
 
-  append(runId: string, event: { type: string }): Promise<number> {
+  append(runId: string, event: LoggedEvent): Promise<number> {
     let seq = this.#next.get(runId);
     if (seq === undefined) seq = (this.#last.get(runId) as { seq: number }).seq;
     seq += 1;
