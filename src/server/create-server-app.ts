@@ -9,6 +9,9 @@ import { bearerTokenAuth } from "./bearer-token-auth.js";
 import { bodySizeLimit } from "./body-size-limit.js";
 import { hostOriginGuard } from "./host-origin-guard.js";
 import { isLoopbackHost } from "./is-loopback-host.js";
+import type { RunService } from "./runs-api/run-service.js";
+import { createRunsRoutes, type RunsRoutesOptions } from "./runs-api/runs-routes.js";
+import { mountWsApi, type WsApiOptions } from "./ws/ws-api.js";
 
 /** Default request body limit: 4 MiB, the MCP SDK's own default. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -26,6 +29,12 @@ export interface ServerAppOptions {
   maxBodyBytes?: number;
   /** Options for the MCP endpoint at /mcp (server name, instructions), or false to leave it out. */
   mcp?: Omit<McpServerOptions, "registry" | "executor"> | false;
+  /**
+   * The Runs API (/api/runs, /api/conversations; SSE event streams) and the WebSocket API at /ws, driven by this
+   * service (the caller owns it and closes it after the server).
+   */
+  runs?: RunsRoutesOptions &
+    Pick<WsApiOptions, "authenticate" | "maxBufferedBytes" | "authTimeoutMs"> & { service: RunService };
 }
 
 export interface ServerApp {
@@ -35,6 +44,8 @@ export interface ServerApp {
   mcp: McpHttpHandler | undefined;
   /** End MCP sessions and anything else the routes hold. The HTTP listener is the caller's (see startServer). */
   close(): Promise<void>;
+  /** Hook the WebSocket API (when on) into the HTTP server's upgrade requests; startServer calls it. */
+  injectWebSocket?: (server: import("node:http").Server) => void;
 }
 
 /**
@@ -53,7 +64,9 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
       ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
     }),
   );
-  if (options.token) app.use("*", bearerTokenAuth(options.token, { skipPaths: ["/healthz"] }));
+  // /ws checks its token itself: a browser cannot set headers on a WebSocket, so it may come in the first message.
+  const skipPaths = options.runs ? ["/healthz", "/ws"] : ["/healthz"];
+  if (options.token) app.use("*", bearerTokenAuth(options.token, { skipPaths }));
   app.use("*", bodySizeLimit(maxBodyBytes));
 
   app.get("/healthz", (c) => c.json({ ok: true }));
@@ -85,11 +98,28 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     app.all("/mcp", (c) => handler.handle(c.req.raw, authInfo));
   }
 
+  let ws: ReturnType<typeof mountWsApi> | undefined;
+  if (options.runs) {
+    const { service, authenticate, maxBufferedBytes, authTimeoutMs, ...routeOptions } = options.runs;
+    app.route("/api", createRunsRoutes(service, routeOptions));
+    ws = mountWsApi(app, {
+      registry: options.registry,
+      executor: options.executor,
+      runs: service,
+      ...(options.token ? { token: options.token } : {}),
+      ...(authenticate ? { authenticate } : {}),
+      ...(maxBufferedBytes ? { maxBufferedBytes } : {}),
+      ...(authTimeoutMs ? { authTimeoutMs } : {}),
+    });
+  }
+
   return {
     app,
     mcp,
+    ...(ws ? { injectWebSocket: ws.injectWebSocket } : {}),
     async close() {
       unsubscribe?.();
+      await ws?.close();
       await mcp?.close();
     },
   };

@@ -52,6 +52,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       );
     });
   });
+  serverApp.injectWebSocket?.(httpServer as import("node:http").Server);
   const address = httpServer.address() as AddressInfo;
   let closing: Promise<void> | undefined;
   return {
