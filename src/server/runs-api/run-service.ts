@@ -288,8 +288,9 @@ export class RunService {
     const limit = options.limit ?? 20;
     let offset = 0;
     if (options.cursor !== undefined) {
-      offset = Number(Buffer.from(options.cursor, "base64url").toString("utf8"));
-      if (!Number.isSafeInteger(offset) || offset < 0)
+      const decoded = Buffer.from(options.cursor, "base64url").toString("utf8");
+      offset = Number(decoded);
+      if (!/^\d+$/.test(decoded) || !Number.isSafeInteger(offset))
         throw badRequest(
           `cursor "${options.cursor}" is not one this server gave out; omit it to start over.`,
         );

@@ -23,7 +23,7 @@ export interface SseEvent {
  */
 export async function readSse(
   url: string,
-  onEvent: (event: SseEvent) => boolean | undefined | void,
+  onEvent: (event: SseEvent) => unknown,
   headers: Record<string, string> = {},
 ): Promise<{ status: number; ended: "finished" | "stopped" }> {
   const controller = new AbortController();
@@ -211,16 +211,20 @@ export async function openServer(
   };
 }
 
+/** Response bodies, read loosely: the tests check their shape. */
+// biome-ignore lint/suspicious/noExplicitAny: test-side JSON, checked by expect()
+type Json = Record<string, any>;
+
 export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
   const response = await fetch(url, {
     method: "POST",
     headers: { "content-type": "application/json", ...headers },
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
+  return { status: response.status, body: (await response.json()) as Json };
 }
 
 export async function getJson(url: string, headers: Record<string, string> = {}) {
   const response = await fetch(url, { headers });
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
+  return { status: response.status, body: (await response.json()) as Json };
 }
