@@ -125,8 +125,9 @@ class WsSession {
     }
     const envelope = messageSchema.safeParse(parsed);
     if (!envelope.success) {
+      const id = (parsed as { id?: unknown } | null)?.id;
       this.sendError(
-        undefined,
+        typeof id === "string" || typeof id === "number" ? id : undefined,
         badRequest('A message needs a string "type" (and may carry an "id" echoed in the reply).'),
       );
       return;
@@ -151,8 +152,10 @@ class WsSession {
       this.send(reply);
     } catch (error) {
       const known = asRunsApiError(error) ?? asToolError(error);
-      if (known) this.sendError(id, known);
-      else {
+      if (known) {
+        this.sendError(id, known);
+        if (known.status === 401) this.close(POLICY_VIOLATION, "wrong token");
+      } else {
         process.stderr.write(`toolbridge: WebSocket API: ${(error as Error)?.stack ?? String(error)}\n`);
         this.sendError(id, {
           message: "Internal error; see the server's log.",
@@ -223,8 +226,7 @@ class WsSession {
     const { token } = parseBody(authSchema, body, "auth");
     const expected = this.options.token;
     if (expected !== undefined && !timingSafeEqual(digest(token), digest(expected))) {
-      // A wrong token ends the socket: guessing must cost a new connection each time.
-      queueMicrotask(() => this.close(POLICY_VIOLATION, "wrong token"));
+      // A wrong token ends the socket (after this error is sent): guessing must cost a new connection each time.
       throw Object.assign(new Error("Unauthorized: the token is wrong."), { isAuth: true });
     }
     this.authenticated = true;

@@ -168,7 +168,12 @@ export async function tempDbFile(): Promise<{ file: string; remove: () => Promis
 export async function openServer(
   file: string,
   turns: ReplayTurn[],
-  options: { token?: string; tools?: ReturnType<typeof createTestTools>; keepAliveMs?: number } = {},
+  options: {
+    token?: string;
+    tools?: ReturnType<typeof createTestTools>;
+    keepAliveMs?: number;
+    maxBufferedBytes?: number;
+  } = {},
 ) {
   const store = new SqliteStore(file);
   const events = new SqliteRunEventLog(store.db);
@@ -193,7 +198,11 @@ export async function openServer(
     executor,
     port: 0,
     ...(options.token ? { token: options.token } : {}),
-    runs: { service, keepAliveMs: options.keepAliveMs ?? 1000 },
+    runs: {
+      service,
+      keepAliveMs: options.keepAliveMs ?? 1000,
+      ...(options.maxBufferedBytes ? { maxBufferedBytes: options.maxBufferedBytes } : {}),
+    },
   });
   return {
     server,
