@@ -12,7 +12,7 @@ export class InMemoryRunEventLog implements RunEventLog {
     this.#next.set(runId, seq);
     // A copy: what the log keeps must not change when the caller's object does.
     this.#queue.push({ runId, seq, event: structuredClone(event) as RunEventRecord["event"] });
-    this.#batch ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.#commit());
+    this.#batch ??= Promise.resolve().then(() => this.#commit());
     return this.#batch.then(() => seq);
   }
 

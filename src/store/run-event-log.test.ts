@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openSqlite } from "../../test/helpers/open-sqlite.js";
 import { InMemoryRunEventLog } from "./in-memory-run-event-log.js";
+import { keepNativeAlive } from "./keep-native-alive.js";
 import type { RunEventLog } from "./run-event-log.js";
 import { SqliteRunEventLog } from "./sqlite-run-event-log.js";
 import { SqliteStore } from "./sqlite-store.js";
@@ -102,5 +103,14 @@ describe("SqliteRunEventLog", () => {
     expect((count.get() as { n: number }).n).toBe(0);
     await Promise.all(appends);
     expect((count.get() as { n: number }).n).toBe(200);
+  });
+
+  it("leaves the store's own transactions at synchronous=FULL after committing its events", async () => {
+    const { log, store } = await openSqliteLog();
+    const sync = keepNativeAlive(store.db.prepare("PRAGMA synchronous")).pluck();
+    const checkpoint = keepNativeAlive(store.db.prepare("PRAGMA wal_autocheckpoint")).pluck();
+    expect([sync.get(), checkpoint.get()]).toEqual([2, 1000]);
+    await log.append("run_a", { type: "run-started" });
+    expect([sync.get(), checkpoint.get()]).toEqual([2, 1000]);
   });
 });

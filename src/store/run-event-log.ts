@@ -14,9 +14,9 @@ export type LoggedEvent = { readonly type: string } & Readonly<Record<string, un
 
 /**
  * The append-only log of every run's events, so that a client that lost its connection gets exactly what it missed.
- * `append` numbers the event at once and resolves once it is committed; appends are batched (everything appended in
- * one tick of the event loop commits in one transaction), so a stream of text deltas costs one commit per tick, not
- * one per delta. Implementations: SqliteRunEventLog (table `run_events`, shares the store's connection),
+ * `append` numbers the event at once and resolves once it is committed; appends are batched (everything appended
+ * before the next microtask checkpoint commits in one transaction: the deltas of a model chunk, the events of all runs
+ * that ran meanwhile). Implementations: SqliteRunEventLog (table `run_events`, shares the store's connection),
  * InMemoryRunEventLog; both pass run-event-log.test.ts.
  */
 export interface RunEventLog {

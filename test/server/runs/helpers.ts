@@ -222,7 +222,7 @@ export async function openServer(
 
 /** Response bodies, read loosely: the tests check their shape. */
 // biome-ignore lint/suspicious/noExplicitAny: test-side JSON, checked by expect()
-type Json = Record<string, any>;
+export type Json = Record<string, any>;
 
 export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
   const response = await fetch(url, {

@@ -1,7 +1,16 @@
 /** The Runs API's edges: bad input (clear 4xx, nothing changed), cancel, conversations, recovery at start. */
 import os from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
-import { GATED_TURNS, getJson, openServer, postJson, readSse, type SseEvent, tempDbFile } from "./helpers.js";
+import {
+  GATED_TURNS,
+  getJson,
+  type Json,
+  openServer,
+  postJson,
+  readSse,
+  type SseEvent,
+  tempDbFile,
+} from "./helpers.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -32,7 +41,7 @@ async function untilPaused(url: string, runId: string): Promise<SseEvent[]> {
 describe("Runs API: bad input gets a clear 4xx and changes nothing", () => {
   it("rejects malformed starts, unknown runs and models, bad cursors and sequence numbers", async () => {
     const s = await server();
-    const cases: Array<[Promise<{ status: number; body: Record<string, any> }>, number, RegExp]> = [
+    const cases: Array<[Promise<{ status: number; body: Json }>, number, RegExp]> = [
       [postJson(`${s.url}/api/runs`, "{not json"), 400, /must be JSON/],
       [postJson(`${s.url}/api/runs`, {}), 400, /Invalid run: message/],
       [postJson(`${s.url}/api/runs`, { message: "hi", extra: 1 }), 400, /extra/],
