@@ -1,11 +1,20 @@
+import { existsSync } from "node:fs";
 import type { Command } from "commander";
+import type { LanguageModel } from "../../core/language-model.js";
 import { mcpApprovalsFromConfig } from "../../mcp/mcp-approvals.js";
 import { describeMcpServerStatus, stderrMountLogger } from "../../mcp/mcp-cli-support.js";
+import { RunService } from "../../server/runs-api/run-service.js";
 import { ServerConfigError, startServer } from "../../server/start-server.js";
 import { McpApprovalLedger } from "../../store/mcp-approval-ledger.js";
+import { SqliteConversationEraser } from "../../store/sqlite-conversation-eraser.js";
+import { SqliteRunEventLog } from "../../store/sqlite-run-event-log.js";
 import type { SqliteStore } from "../../store/sqlite-store.js";
 import { CliError, runCommand } from "../cli-error.js";
-import { openStore } from "../open-store.js";
+import { createCliModel } from "../create-cli-model.js";
+import { defaultModelSettings } from "../default-model.js";
+import { requireModelSettings, resolveModelSettings } from "../model-options.js";
+import { openStore, resolveDbPath } from "../open-store.js";
+import type { Runtime } from "../runtime.js";
 import { createToolsRuntime } from "../tools-runtime.js";
 
 interface ServeOptions {
@@ -62,12 +71,16 @@ export function registerServeCommand(program: Command): void {
         // Approvals: single-use state and the signing key live in the database, shared by every instance on it;
         // opened when a gated tool is first asked for.
         let store: SqliteStore | undefined;
+        let runs: RunService | undefined;
         try {
           const approvals = mcpApprovalsFromConfig(runtime.config.mcp, () => {
             store ??= openStore(options.db);
             return new McpApprovalLedger(store.db);
           });
+          // Runs API and WebSocket (/api/runs, /api/conversations, /ws), when a model is configured (or bundled).
+          runs = await createServeRuns(runtime, options.db, () => (store ??= openStore(options.db)));
           const server = await startServer({
+            ...(runs ? { runs: { service: runs } } : {}),
             mcp: { approvals },
             registry: runtime.registry,
             executor: runtime.executor,
@@ -85,6 +98,10 @@ export function registerServeCommand(program: Command): void {
           process.stdout.write(
             `toolbridge serving ${runtime.registry.size} tool(s) on ${server.url} — MCP endpoint ${server.url}/mcp\n`,
           );
+          if (runs) {
+            const ws = `${server.url.replace(/^http/, "ws")}/ws`;
+            process.stdout.write(`Runs API ${server.url}/api/runs — WebSocket ${ws}\n`);
+          }
           await new Promise<void>((resolve) => {
             process.once("SIGINT", resolve);
             process.once("SIGTERM", resolve);
@@ -92,9 +109,69 @@ export function registerServeCommand(program: Command): void {
           await server.close();
           return 0;
         } finally {
+          await runs?.close();
           await store?.close();
           await runtime.close();
         }
       }),
     );
+}
+
+/**
+ * The run service of `serve`: the configured model (else the bundled one) as "default", loaded at the first run; runs
+ * and their event log in the database, opened at the first run — or at once, to resume runs a dead process left
+ * running, when the database exists. Undefined when no model is configured: the Runs API is then off.
+ */
+async function createServeRuns(
+  runtime: Runtime,
+  db: string | undefined,
+  openDb: () => SqliteStore,
+): Promise<RunService | undefined> {
+  const input = { flags: {}, config: runtime.config.model, configFile: runtime.configFile };
+  let settings = resolveModelSettings(input);
+  const bundled = settings ? undefined : defaultModelSettings();
+  if (bundled) settings = requireModelSettings(input, "serve", () => bundled);
+  if (!settings) return undefined;
+  const modelSettings = settings;
+  let model: Promise<LanguageModel> | undefined;
+  const load = () =>
+    createCliModel(modelSettings).then(
+      (loaded) => loaded.model,
+      (error: unknown) => {
+        model = undefined; // asked again at the next run
+        throw error;
+      },
+    );
+  let parts: { store: SqliteStore; events: SqliteRunEventLog; eraser: SqliteConversationEraser } | undefined;
+  const open = () => {
+    if (!parts) {
+      const store = openDb();
+      parts = {
+        store,
+        events: new SqliteRunEventLog(store.db),
+        eraser: new SqliteConversationEraser(store.db),
+      };
+    }
+    return parts;
+  };
+  const service = new RunService({
+    models: { names: () => ["default"], defaultName: "default", get: () => (model ??= load()) },
+    store: lazily(() => open().store),
+    events: lazily(() => open().events),
+    conversations: lazily(() => open().eraser),
+    executor: runtime.executor,
+  });
+  if (existsSync(resolveDbPath(db))) await service.recover();
+  return service;
+}
+
+/** An object whose methods open `target()` at their first call: listing tools must not create a database. */
+function lazily<T extends object>(target: () => T): T {
+  return new Proxy({} as T, {
+    get(_empty, key) {
+      const object = target();
+      const value = Reflect.get(object, key, object);
+      return typeof value === "function" ? value.bind(object) : value;
+    },
+  });
 }

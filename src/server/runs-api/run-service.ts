@@ -402,8 +402,8 @@ export class RunService {
     const live = [...this.#live.values()];
     for (const run of live) run.controller.abort();
     await Promise.allSettled(live.map((run) => run.done));
+    // Every append is tracked: waiting for them flushes the log (without touching a log that never got an event).
     await Promise.allSettled([...this.#appends]);
-    await this.events.flush().catch(() => {});
     this.#listeners.clear();
   }
 
