@@ -78,7 +78,7 @@ export function registerServeCommand(program: Command): void {
             return new McpApprovalLedger(store.db);
           });
           // Runs API and WebSocket (/api/runs, /api/conversations, /ws), when a model is configured (or bundled).
-          runs = await createServeRuns(runtime, options.db, () => (store ??= openStore(options.db)));
+          runs = createServeRuns(runtime, () => (store ??= openStore(options.db)));
           const server = await startServer({
             ...(runs ? { runs: { service: runs } } : {}),
             mcp: { approvals },
@@ -94,6 +94,8 @@ export function registerServeCommand(program: Command): void {
             if (error instanceof ServerConfigError) throw new CliError(error.message, 2);
             throw error;
           });
+          // Runs a dead process left running are resumed; a database that does not exist yet has none.
+          if (runs && existsSync(resolveDbPath(options.db))) await runs.recover();
           for (const status of runtime.mcpServers.status()) logger.info?.(describeMcpServerStatus(status));
           process.stdout.write(
             `toolbridge serving ${runtime.registry.size} tool(s) on ${server.url} — MCP endpoint ${server.url}/mcp\n`,
@@ -119,14 +121,10 @@ export function registerServeCommand(program: Command): void {
 
 /**
  * The run service of `serve`: the configured model (else the bundled one) as "default", loaded at the first run; runs
- * and their event log in the database, opened at the first run — or at once, to resume runs a dead process left
- * running, when the database exists. Undefined when no model is configured: the Runs API is then off.
+ * and their event log in the database, opened at the first run (or by `recover()`). Undefined when no model is
+ * configured: the Runs API is then off.
  */
-async function createServeRuns(
-  runtime: Runtime,
-  db: string | undefined,
-  openDb: () => SqliteStore,
-): Promise<RunService | undefined> {
+function createServeRuns(runtime: Runtime, openDb: () => SqliteStore): RunService | undefined {
   const input = { flags: {}, config: runtime.config.model, configFile: runtime.configFile };
   let settings = resolveModelSettings(input);
   const bundled = settings ? undefined : defaultModelSettings();
@@ -161,7 +159,6 @@ async function createServeRuns(
     conversations: lazily(() => open().eraser),
     executor: runtime.executor,
   });
-  if (existsSync(resolveDbPath(db))) await service.recover();
   return service;
 }
 

@@ -96,16 +96,5 @@ export function createRunsRoutes(service: RunService, options: RunsRoutesOptions
   api.get("/conversations/:id", async (c) => c.json(await service.getConversation(c.req.param("id"))));
   api.delete("/conversations/:id", async (c) => c.json(await service.deleteConversation(c.req.param("id"))));
 
-  api.notFound((c) =>
-    c.json(
-      {
-        error: {
-          message: `No route ${c.req.method} ${c.req.path} in the Runs API.`,
-          type: "not_found_error",
-        },
-      },
-      404,
-    ),
-  );
   return api;
 }
