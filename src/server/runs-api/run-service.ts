@@ -231,6 +231,12 @@ export class RunService {
           throw conflict(`Tool call ${d.callId} (${call.name}) was already decided: it was${who}.`);
         }
       }
+      // Checked after the calls, so that a call decided before still answers with who decided it.
+      if (run.status === "finished" || run.status === "stopped") {
+        throw conflict(
+          `Run ${runId} is ${run.status} (${run.stopReason}); its calls can no longer be decided.`,
+        );
+      }
       const agent = await this.#agentForRun(run);
       const result = await agent.decide(runId, decisions, { by });
       if (result.ready) this.#resumeIfIdle(run);
@@ -238,8 +244,8 @@ export class RunService {
     });
   }
 
-  /** Stop a run: a live one through its abort signal, a paused one at once (its pending calls never run). */
-  async cancel(runId: string): Promise<{ runId: string; status: RunStatus }> {
+  /** Stop a run: a live one through its abort signal, a paused one at once (its pending calls are denied). */
+  async cancel(runId: string, by = "api"): Promise<{ runId: string; status: RunStatus }> {
     this.#checkOpen();
     const live = this.#live.get(runId);
     if (live) {
@@ -257,6 +263,17 @@ export class RunService {
         throw conflict(`Run ${runId} is driven by process ${run.owner}; cancel it there.`);
       if (!(await this.store.claimRun(runId, RUN_OWNER, [run.status], run.owner)))
         throw conflict(`Run ${runId} was just taken over by another process; try again.`);
+      // Its pending calls are denied, so that no view of the stopped run still offers them for a decision.
+      const pending = (await this.store.listToolCalls(runId)).filter((c) => c.state === "pending");
+      if (pending.length > 0) {
+        const agent = await this.#agentForRun(run);
+        const reason = "the run was cancelled";
+        await agent.decide(
+          runId,
+          pending.map((c) => ({ callId: c.id, decision: "deny" as const, reason })),
+          { by },
+        );
+      }
       await this.store.updateRun(runId, { status: "stopped", stopReason: "aborted", owner: null });
       // The agent is not driving it, so the log gets the end its subscribers wait for from here.
       this.#record({

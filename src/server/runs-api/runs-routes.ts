@@ -90,7 +90,7 @@ export function createRunsRoutes(service: RunService, options: RunsRoutesOptions
     return c.json({ runId, ...result });
   });
 
-  api.post("/runs/:id/cancel", async (c) => c.json(await service.cancel(c.req.param("id"))));
+  api.post("/runs/:id/cancel", async (c) => c.json(await service.cancel(c.req.param("id"), by)));
 
   api.get("/conversations", async (c) => c.json({ data: await service.listConversations() }));
   api.get("/conversations/:id", async (c) => c.json(await service.getConversation(c.req.param("id"))));

@@ -209,7 +209,10 @@ class WsSession {
         };
       }
       case "runs/cancel":
-        return this.#runs().cancel(parseBody(runIdSchema, body, "runs/cancel").runId);
+        return this.#runs().cancel(
+          parseBody(runIdSchema, body, "runs/cancel").runId,
+          this.options.decidedBy ?? "websocket",
+        );
       default:
         throw badRequest(
           `Unknown message type "${type}". Known: auth, tools/list, tools/call, runs/start, runs/subscribe, runs/unsubscribe, runs/get, runs/decide, runs/cancel.`,

@@ -135,7 +135,15 @@ describe("Runs API: cancel, listing, conversations", () => {
     await readSse(`${s2.url}/api/runs/${paused}/events?after=${seen.at(-1)?.id}`, (e) => {
       rest.push(e);
     });
-    expect(rest.map((e) => e.event)).toEqual(["run-finished"]);
+    expect(rest.map((e) => e.event)).toEqual(["approval-decided", "run-finished"]);
+    const stopped = (await getJson(`${s2.url}/api/runs/${paused}`)).body;
+    expect(stopped).toMatchObject({ status: "stopped", stopReason: "aborted", pending: [] });
+    expect(stopped.steps[0].calls[0].approval).toMatchObject({ decision: "denied", by: "api" });
+    const late = await postJson(`${s2.url}/api/runs/${paused}/decisions`, {
+      decisions: [{ callId: stopped.steps[0].calls[0].id, decision: "approve" }],
+    });
+    expect(late.status).toBe(409);
+    expect(late.body.error.message).toMatch(/already decided: it was denied by api/);
     expect(s2.tools.executed).toEqual([]);
   });
 
