@@ -106,6 +106,37 @@ describe("Runs API: bad input gets a clear 4xx and changes nothing", () => {
   });
 });
 
+describe("Runs API: decisions from several clients at once", () => {
+  it("two clients each deciding one of two pending calls at the same time: the run resumes once and both calls run once", async () => {
+    const turns = [
+      {
+        calls: [
+          { name: "delete_file", arguments: { path: "/tmp/a.log" } },
+          { name: "delete_file", arguments: { path: "/tmp/b.log" } },
+        ],
+      },
+      { text: "Both deleted." },
+    ];
+    const s = await server(turns);
+    const { runId } = (await postJson(`${s.url}/api/runs`, { message: "delete both" })).body;
+    await untilPaused(s.url, runId);
+    const { pending } = (await getJson(`${s.url}/api/runs/${runId}`)).body;
+    expect(pending).toHaveLength(2);
+    // Through the service, in one tick: over HTTP the two requests rarely overlap, here they always do.
+    const [a, b] = await Promise.all(
+      pending.map((p: { callId: string }, i: number) =>
+        s.service.decide(runId, [{ callId: p.callId, decision: "approve" }], `client-${i}`),
+      ),
+    );
+    expect([a?.ready, b?.ready].sort()).toEqual([false, true]);
+    await s.service.settled(runId);
+    const events = (await s.events.list(runId)).map((r) => r.event.type);
+    expect(events.filter((t) => t === "run-resumed")).toHaveLength(1);
+    expect(events.at(-1)).toBe("run-finished");
+    expect(s.tools.executed.map((e) => e.args.path).sort()).toEqual(["/tmp/a.log", "/tmp/b.log"]);
+  });
+});
+
 describe("Runs API: cancel, listing, conversations", () => {
   it("cancels a live run through its signal and a paused one at once; both streams end", async () => {
     const turns = [
