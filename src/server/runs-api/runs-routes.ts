@@ -1,5 +1,6 @@
 import { type Context, Hono } from "hono";
 import { DecisionError, RunNotFoundError } from "../../agent/agent-errors.js";
+import { ToolbridgeError } from "../../core/toolbridge-error.js";
 import type { RunStatus } from "../../store/store.js";
 import { type RunEventStreamOptions, runEventStream } from "./run-event-stream.js";
 import { decisionsSchema, parseBody, parseSeq, startRunSchema } from "./run-request-schemas.js";
@@ -17,6 +18,9 @@ const STATUSES: readonly RunStatus[] = ["running", "paused", "finished", "stoppe
 export function errorResponse(c: Context, error: unknown): Response {
   const known = asRunsApiError(error);
   if (known) return c.json({ error: { message: known.message, type: known.type } }, known.status);
+  // Our own errors are written to be acted on (a model that cannot be loaded or reached …): pass the message on.
+  if (error instanceof ToolbridgeError)
+    return c.json({ error: { message: error.message, type: "server_error" } }, 500);
   process.stderr.write(`toolbridge: runs API: ${(error as Error)?.stack ?? String(error)}\n`);
   return c.json({ error: { message: "Internal error; see the server's log.", type: "server_error" } }, 500);
 }
