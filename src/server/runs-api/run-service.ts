@@ -135,16 +135,17 @@ export class RunService {
       const known = (await this.store.listMessages(input.conversationId)).length > 0;
       if (!known)
         throw notFound(`No conversation "${input.conversationId}"; omit conversationId to start a new one.`);
-      const busy = [...this.#live.entries()].find(([, live]) => live.conversationId === input.conversationId);
-      if (busy) {
-        throw conflict(
-          `Conversation ${input.conversationId} has a run in progress (${busy[0]}); wait for it to finish or cancel it.`,
-        );
-      }
     }
     const metadata: ServerRunMetadata = { model: modelName };
     if (input.toolChoice !== undefined) metadata.toolChoice = input.toolChoice;
     const agent = await this.#agent(metadata);
+    // Checked with no await before #drive registers the run: two starts on one conversation cannot both pass.
+    const busy = [...this.#live.entries()].find(([, live]) => live.conversationId === input.conversationId);
+    if (busy) {
+      throw conflict(
+        `Conversation ${input.conversationId} has a run in progress (${busy[0]}); wait for it to finish or cancel it.`,
+      );
+    }
     const runId = newRunId();
     const conversationId = input.conversationId ?? `conv_${runId.slice(4)}`;
     const started = new Promise<void>((resolve) => this.#starting.set(runId, resolve));
@@ -224,11 +225,15 @@ export class RunService {
         seen.add(d.callId);
         if (call.state !== "pending") {
           const approval = call.approval;
-          const who =
-            approval?.decision === "approved" || approval?.decision === "denied"
-              ? ` ${approval.decision} by ${approval.decidedBy ?? "someone"}${approval.decidedAt ? ` at ${approval.decidedAt}` : ""}`
-              : ` ${call.state}`;
-          throw conflict(`Tool call ${d.callId} (${call.name}) was already decided: it was${who}.`);
+          if (approval?.decision === "approved" || approval?.decision === "denied") {
+            const when = approval.decidedAt ? ` at ${approval.decidedAt}` : "";
+            throw conflict(
+              `Tool call ${d.callId} (${call.name}) was already decided: it was ${approval.decision} by ${approval.decidedBy ?? "someone"}${when}.`,
+            );
+          }
+          throw conflict(
+            `Tool call ${d.callId} (${call.name}) does not wait for a decision: it is ${call.state}.`,
+          );
         }
       }
       // Checked after the calls, so that a call decided before still answers with who decided it.
