@@ -8,6 +8,10 @@
  * All runs wait at a gate until every SSE stream is connected, so what is measured is live delivery, not the replay
  * of a backlog. Server and clients share this process (and its event loop): a pessimistic setting.
  * Run: npm run bench:server-runs   (BENCH_RUNS=500 by default)
+ *
+ * Measured (2 shared CPUs, Node 20, load average 3–4): 500 runs, 21,000 events — added p50 0.3–0.5 ms, p99 5–6.5 ms,
+ * 0 lost, 0 duplicated; the SSE side takes 5.5–7.4 s against 2.3 s in-process. Under load average 7–8 the p99 rose to
+ * 40–100 ms (the whole process waits for other processes' CPU, and for the store's own fsyncs).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import os, { tmpdir } from "node:os";
