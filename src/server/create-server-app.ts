@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { Server as HttpServer } from "node:http";
 import { Hono } from "hono";
 import { createMcpServer, followRegistryChanges, type McpServerOptions } from "../mcp/create-mcp-server.js";
 import { McpApprovals } from "../mcp/mcp-approvals.js";
@@ -45,7 +46,7 @@ export interface ServerApp {
   /** End MCP sessions and anything else the routes hold. The HTTP listener is the caller's (see startServer). */
   close(): Promise<void>;
   /** Hook the WebSocket API (when on) into the HTTP server's upgrade requests; startServer calls it. */
-  injectWebSocket?: (server: import("node:http").Server) => void;
+  injectWebSocket?: (server: HttpServer) => void;
 }
 
 /**
