@@ -126,6 +126,12 @@ export class RunService {
         `Unknown model "${modelName}". Available: ${this.models.names().join(", ") || "none"}.`,
       );
     }
+    const named = typeof input.toolChoice === "object" ? input.toolChoice.name : undefined;
+    if (named !== undefined && !this.#options.executor.registry.get(named)) {
+      throw badRequest(
+        `toolChoice names "${named}", which is not a tool here. Tools: ${this.#options.executor.registry.names().join(", ") || "none"}.`,
+      );
+    }
     try {
       resolveLimits(input.limits);
     } catch (error) {
