@@ -6,11 +6,20 @@ import { type RunLimits, resolveLimits } from "../../agent/limits.js";
 import type { RunHandle } from "../../agent/run-handle.js";
 import { activeRuns, newRunId, ownerIsGone, RUN_OWNER } from "../../agent/run-ownership.js";
 import { buildRunView, type RunView } from "../../agent/run-view.js";
+import type { AgentMessage } from "../../core/agent-message.js";
 import type { ToolChoice } from "../../core/language-model.js";
 import type { RunEventLog } from "../../store/run-event-log.js";
 import type { RunRecord, RunStatus, RunStore } from "../../store/store.js";
 import type { ApprovalPolicyConfig } from "../../tools/approval-policy.js";
 import type { ToolExecutor } from "../../tools/tool-executor.js";
+import {
+  type ConversationSummary,
+  getConversation,
+  LISTING_WINDOW,
+  listConversations,
+  listRuns,
+  type RunSummary,
+} from "./run-listings.js";
 import type { RunModels } from "./run-models.js";
 import { badRequest, conflict, notFound } from "./runs-api-errors.js";
 
@@ -43,30 +52,6 @@ export interface RunServiceOptions {
   /** Events that could not be logged (the database failed); default: written to stderr. */
   onError?: (error: unknown) => void;
 }
-
-/** A run in a listing. */
-export interface RunSummary {
-  runId: string;
-  conversationId: string;
-  status: RunStatus;
-  stopReason: string | null;
-  model: string;
-  steps: number;
-  toolCalls: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface ConversationSummary {
-  conversationId: string;
-  runs: number;
-  lastRunId: string;
-  lastStatus: RunStatus;
-  updatedAt: string;
-}
-
-/** How many runs listings look through: the store lists newest first, with no cursor of its own. */
-const LISTING_WINDOW = 10_000;
 
 /** What a run started by the service keeps in its record, so another process can rebuild its agent. */
 interface ServerRunMetadata {
@@ -308,59 +293,18 @@ export class RunService {
     }
   }
 
-  /**
-   * Runs, newest first, `limit` per page; `cursor` is the opaque `nextCursor` of the previous page (an offset into
-   * the newest-first list: runs created meanwhile shift it, so a page may repeat a run, never skip one).
-   */
-  async listRuns(options: { status?: RunStatus; limit?: number; cursor?: string } = {}) {
-    const limit = options.limit ?? 20;
-    let offset = 0;
-    if (options.cursor !== undefined) {
-      const decoded = Buffer.from(options.cursor, "base64url").toString("utf8");
-      offset = Number(decoded);
-      if (!/^\d+$/.test(decoded) || !Number.isSafeInteger(offset))
-        throw badRequest(
-          `cursor "${options.cursor}" is not one this server gave out; omit it to start over.`,
-        );
-    }
-    const runs = await this.store.listRuns({
-      ...(options.status ? { status: options.status } : {}),
-      limit: offset + limit + 1,
-    });
-    const page = runs.slice(offset, offset + limit);
-    const more = runs.length > offset + limit;
-    return {
-      data: page.map(summarize),
-      nextCursor: more ? Buffer.from(String(offset + limit)).toString("base64url") : null,
-    };
+  listRuns(options: { status?: RunStatus; limit?: number; cursor?: string } = {}) {
+    return listRuns(this.store, options);
   }
 
-  /** Conversations that have runs, most recently active first (from the newest 10,000 runs). */
-  async listConversations(limit = 50): Promise<ConversationSummary[]> {
-    const byId = new Map<string, ConversationSummary>();
-    for (const run of await this.store.listRuns({ limit: LISTING_WINDOW })) {
-      const seen = byId.get(run.conversationId);
-      if (seen) seen.runs += 1;
-      else
-        byId.set(run.conversationId, {
-          conversationId: run.conversationId,
-          runs: 1,
-          lastRunId: run.id,
-          lastStatus: run.status,
-          updatedAt: run.updatedAt,
-        });
-    }
-    return [...byId.values()].slice(0, limit);
+  listConversations(limit?: number): Promise<ConversationSummary[]> {
+    return listConversations(this.store, limit);
   }
 
-  async getConversation(conversationId: string) {
-    const messages = await this.store.listMessages(conversationId);
-    if (messages.length === 0) throw notFound(`No conversation "${conversationId}".`);
-    const runs = (await this.store.listRuns({ limit: LISTING_WINDOW }))
-      .filter((r) => r.conversationId === conversationId)
-      .reverse()
-      .map(summarize);
-    return { conversationId, messages, runs };
+  getConversation(
+    conversationId: string,
+  ): Promise<{ conversationId: string; messages: AgentMessage[]; runs: RunSummary[] }> {
+    return getConversation(this.store, conversationId);
   }
 
   /** Delete a conversation with its runs and their event logs; refused while one of its runs is live. */
@@ -540,20 +484,6 @@ export class RunService {
       (await this.#agentForRun(run)).resume(run.id, { signal }),
     ).catch(() => {});
   }
-}
-
-function summarize(run: RunRecord): RunSummary {
-  return {
-    runId: run.id,
-    conversationId: run.conversationId,
-    status: run.status,
-    stopReason: run.stopReason,
-    model: run.model,
-    steps: run.stepCount,
-    toolCalls: run.toolCallCount,
-    createdAt: run.createdAt,
-    updatedAt: run.updatedAt,
-  };
 }
 
 function defaultOnError(error: unknown): void {
