@@ -22,6 +22,8 @@ export class InMemoryRunEventLog implements RunEventLog {
       let events = this.#runs.get(record.runId);
       if (!events) this.#runs.set(record.runId, (events = []));
       events.push(record);
+      // A finished run's counter is dropped (its list has the last seq, should anything follow).
+      if (record.event.type === "run-finished") this.#next.delete(record.runId);
     }
   }
 

@@ -65,6 +65,14 @@ describe.each(implementations)("RunEventLog contract: %s", (_name, open) => {
     expect((await log.list("run_a"))[0]?.event).toEqual({ type: "text-delta", text: "a" });
   });
 
+  it("keeps numbering a run after its run-finished event (a cancelled run's last events, a re-read counter)", async () => {
+    const log = await open();
+    await log.append("run_a", { type: "run-started" });
+    await log.append("run_a", { type: "run-finished" });
+    expect(await log.append("run_a", { type: "approval-decided" })).toBe(3);
+    expect((await log.list("run_a")).map((r) => r.seq)).toEqual([1, 2, 3]);
+  });
+
   it("forgets deleted runs and numbers a new event of them from 1", async () => {
     const log = await open();
     await log.append("run_a", { type: "run-started" });

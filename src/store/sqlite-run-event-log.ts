@@ -92,6 +92,8 @@ export class SqliteRunEventLog implements RunEventLog {
       } finally {
         if (this.#restore) this.#db.exec(this.#restore);
       }
+      // A finished run's counter is dropped (the table has its last seq, should anything follow): the map stays small.
+      for (const r of rows) if (r.type === "run-finished") this.#next.delete(r.runId);
     } catch (error) {
       // Nothing of the batch was written: its numbers are free again, re-read from the table on the next append.
       for (const r of rows) this.#next.delete(r.runId);
