@@ -5,15 +5,17 @@ export class InMemoryRunEventLog implements RunEventLog {
   readonly #runs = new Map<string, RunEventRecord[]>();
   readonly #queue: RunEventRecord[] = [];
   #batch: Promise<void> | undefined;
-  readonly #next = new Map<string, number>();
 
   append(runId: string, event: LoggedEvent): Promise<number> {
-    const seq = (this.#next.get(runId) ?? this.#runs.get(runId)?.length ?? 0) + 1;
-    this.#next.set(runId, seq);
-    // A copy: what the log keeps must not change when the caller's object does.
-    this.#queue.push({ runId, seq, event: structuredClone(event) as RunEventRecord["event"] });
+    // A copy: what the log keeps must not change when the caller's object does. Numbered when committed.
+    const record: RunEventRecord = {
+      runId,
+      seq: 0,
+      event: structuredClone(event) as RunEventRecord["event"],
+    };
+    this.#queue.push(record);
     this.#batch ??= Promise.resolve().then(() => this.#commit());
-    return this.#batch.then(() => seq);
+    return this.#batch.then(() => record.seq);
   }
 
   #commit(): void {
@@ -21,9 +23,8 @@ export class InMemoryRunEventLog implements RunEventLog {
     for (const record of this.#queue.splice(0)) {
       let events = this.#runs.get(record.runId);
       if (!events) this.#runs.set(record.runId, (events = []));
+      record.seq = events.length + 1;
       events.push(record);
-      // A finished run's counter is dropped (its list has the last seq, should anything follow).
-      if (record.event.type === "run-finished") this.#next.delete(record.runId);
     }
   }
 
@@ -39,10 +40,7 @@ export class InMemoryRunEventLog implements RunEventLog {
 
   async deleteRuns(runIds: readonly string[]): Promise<void> {
     await this.flush();
-    for (const id of runIds) {
-      this.#runs.delete(id);
-      this.#next.delete(id);
-    }
+    for (const id of runIds) this.#runs.delete(id);
   }
 
   async flush(): Promise<void> {

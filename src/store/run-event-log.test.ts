@@ -65,14 +65,6 @@ describe.each(implementations)("RunEventLog contract: %s", (_name, open) => {
     expect((await log.list("run_a"))[0]?.event).toEqual({ type: "text-delta", text: "a" });
   });
 
-  it("keeps numbering a run after its run-finished event (a cancelled run's last events, a re-read counter)", async () => {
-    const log = await open();
-    await log.append("run_a", { type: "run-started" });
-    await log.append("run_a", { type: "run-finished" });
-    expect(await log.append("run_a", { type: "approval-decided" })).toBe(3);
-    expect((await log.list("run_a")).map((r) => r.seq)).toEqual([1, 2, 3]);
-  });
-
   it("forgets deleted runs and numbers a new event of them from 1", async () => {
     const log = await open();
     await log.append("run_a", { type: "run-started" });
@@ -97,6 +89,20 @@ describe("SqliteRunEventLog", () => {
       "run-started",
       "run-paused",
       "run-resumed",
+    ]);
+  });
+
+  it("numbers one run's events without a clash when two connections (two processes) append to it", async () => {
+    const file = await tempDb();
+    const a = await openSqliteLog(file);
+    const b = await openSqliteLog(file);
+    expect(await a.log.append("run_a", { type: "run-paused" })).toBe(1);
+    expect(await b.log.append("run_a", { type: "approval-decided" })).toBe(2);
+    expect(await a.log.append("run_a", { type: "run-resumed" })).toBe(3);
+    expect((await b.log.list("run_a")).map((r) => [r.seq, r.event.type])).toEqual([
+      [1, "run-paused"],
+      [2, "approval-decided"],
+      [3, "run-resumed"],
     ]);
   });
 

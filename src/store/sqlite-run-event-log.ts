@@ -24,8 +24,8 @@ export interface SqliteRunEventLogOptions {
 
 /**
  * The RunEventLog in the store's SQLite database (table `run_events`, migration 3), sharing its connection the way
- * McpApprovalLedger does. Sequence numbers are handed out in memory (seeded from the table the first time a run is
- * seen, so they continue after a restart). Group commit: the events appended before the next microtask checkpoint —
+ * McpApprovalLedger does. Sequence numbers are taken from the table as the events are committed (so they continue
+ * after a restart and across processes on one database). Group commit: the events appended before the next microtask checkpoint —
  * all the deltas one model chunk produces, the events of every run that ran in the meantime — go in one transaction.
  *
  * Why not wait for a later turn of the event loop to batch more: with many runs a turn of the loop is long (their
@@ -38,8 +38,7 @@ export class SqliteRunEventLog implements RunEventLog {
   readonly #list: Database.Statement;
   readonly #last: Database.Statement;
   readonly #delete: Database.Statement;
-  readonly #commitAll: Database.Transaction<(rows: readonly Queued[]) => void>;
-  readonly #next = new Map<string, number>();
+  readonly #commitAll: Database.Transaction<(rows: Queued[]) => void>;
   /** What the log's commits set, and what restores the connection's own settings after each. */
   readonly #relax: string | undefined;
   readonly #restore: string | undefined;
@@ -64,40 +63,37 @@ export class SqliteRunEventLog implements RunEventLog {
     );
     this.#last = prepare("SELECT COALESCE(MAX(seq), 0) AS seq FROM run_events WHERE run_id = ?");
     this.#delete = prepare("DELETE FROM run_events WHERE run_id = ?");
-    this.#commitAll = db.transaction((rows: readonly Queued[]) => {
-      for (const r of rows) this.#insert.run(r.runId, r.seq, r.type, r.at, r.data);
+    // Numbers are taken inside the (IMMEDIATE) transaction from the table itself, so that several processes on one
+    // database number one run's events without a gap or a clash (a decision in one, the resumed run in another).
+    this.#commitAll = db.transaction((rows: Queued[]) => {
+      const next = new Map<string, number>();
+      for (const r of rows) {
+        const seq = (next.get(r.runId) ?? (this.#last.get(r.runId) as { seq: number }).seq) + 1;
+        next.set(r.runId, seq);
+        r.seq = seq;
+        this.#insert.run(r.runId, seq, r.type, r.at, r.data);
+      }
     });
   }
 
   append(runId: string, event: LoggedEvent): Promise<number> {
-    let seq = this.#next.get(runId);
-    if (seq === undefined) seq = (this.#last.get(runId) as { seq: number }).seq;
-    seq += 1;
-    this.#next.set(runId, seq);
-    // Serialized now: the caller may reuse or change its object once append returns.
-    this.#queue.push({ runId, seq, type: event.type, at: Date.now(), data: JSON.stringify(event) });
+    // Serialized now: the caller may reuse or change its object once append returns. Numbered when committed.
+    const row: Queued = { runId, seq: 0, type: event.type, at: Date.now(), data: JSON.stringify(event) };
+    this.#queue.push(row);
     this.#batch ??= Promise.resolve().then(() => this.#commit());
-    return this.#batch.then(() => seq);
+    return this.#batch.then(() => row.seq);
   }
 
   #commit(): void {
     this.#batch = undefined;
     const rows = this.#queue;
     this.#queue = [];
+    // exec, not pragma(): see keep-native-alive.ts.
+    if (this.#relax) this.#db.exec(this.#relax);
     try {
-      // exec, not pragma(): see keep-native-alive.ts.
-      if (this.#relax) this.#db.exec(this.#relax);
-      try {
-        this.#commitAll.immediate(rows);
-      } finally {
-        if (this.#restore) this.#db.exec(this.#restore);
-      }
-      // A finished run's counter is dropped (the table has its last seq, should anything follow): the map stays small.
-      for (const r of rows) if (r.type === "run-finished") this.#next.delete(r.runId);
-    } catch (error) {
-      // Nothing of the batch was written: its numbers are free again, re-read from the table on the next append.
-      for (const r of rows) this.#next.delete(r.runId);
-      throw error;
+      this.#commitAll.immediate(rows);
+    } finally {
+      if (this.#restore) this.#db.exec(this.#restore);
     }
   }
 
@@ -112,10 +108,7 @@ export class SqliteRunEventLog implements RunEventLog {
 
   async deleteRuns(runIds: readonly string[]): Promise<void> {
     await this.flush();
-    for (const id of runIds) {
-      this.#delete.run(id);
-      this.#next.delete(id);
-    }
+    for (const id of runIds) this.#delete.run(id);
   }
 
   async flush(): Promise<void> {

@@ -49,6 +49,11 @@ export interface RunServiceOptions {
   agent?: Omit<AgentOptions, "model" | "tools" | "store" | "approval" | "onEvent" | "toolChoice">;
   /** Deletes a conversation's records (SqliteConversationEraser); without it, DELETE of a conversation is refused. */
   conversations?: { erase(conversationId: string): Promise<string[]> };
+  /**
+   * How often a subscriber of a run this process does not drive reads the log (another process on the same database
+   * may drive it). Default 500 ms; 0 turns it off.
+   */
+  pollMs?: number;
   /** Events that could not be logged (the database failed); default: written to stderr. */
   onError?: (error: unknown) => void;
 }
@@ -174,7 +179,9 @@ export class RunService {
     let listeners = this.#listeners.get(runId);
     if (!listeners) this.#listeners.set(runId, (listeners = new Set()));
     listeners.add(live);
+    let poll: ReturnType<typeof setInterval> | undefined;
     const unsubscribe = () => {
+      if (poll) clearInterval(poll);
       listeners.delete(live);
       if (listeners.size === 0 && this.#listeners.get(runId) === listeners) this.#listeners.delete(runId);
     };
@@ -191,6 +198,26 @@ export class RunService {
     const held = buffer;
     buffer = undefined;
     for (const event of held) live(event);
+    // Another process on the same database may drive the run (it resumed it after a decision made there): while this
+    // one does not, the log is read every pollMs. Events come once whichever way they arrive (`live` drops seen seqs).
+    const pollMs = this.#options.pollMs ?? 500;
+    if (pollMs > 0) {
+      let reading = false;
+      poll = setInterval(() => {
+        if (reading || this.#live.has(runId)) return;
+        reading = true;
+        this.events
+          .list(runId, last)
+          .then((records) => {
+            for (const r of records) live({ seq: r.seq, event: r.event as unknown as AgentEvent });
+          })
+          .catch(() => {})
+          .finally(() => {
+            reading = false;
+          });
+      }, pollMs);
+      poll.unref?.();
+    }
     return unsubscribe;
   }
 

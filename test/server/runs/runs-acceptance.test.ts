@@ -185,4 +185,24 @@ describe("Runs API acceptance", () => {
       "Deleted /tmp/old.log as asked.",
     );
   });
+
+  it("two servers on one database: a stream on one follows a run the other drives, to run-finished, each event once", async () => {
+    const file = await tempFile();
+    const a = await serverOn(file, GATED_TURNS);
+    const b = await serverOn(file, GATED_TURNS);
+    const { runId } = (await postJson(`${a.url}/api/runs`, { message: "delete the old log" })).body;
+    const seen: SseEvent[] = [];
+    const stream = readSse(`${b.url}/api/runs/${runId}/events`, (e) => {
+      seen.push(e);
+    });
+    await a.service.settled(runId);
+    const { pending } = (await getJson(`${a.url}/api/runs/${runId}`)).body;
+    await postJson(`${a.url}/api/runs/${runId}/decisions`, {
+      decisions: [{ callId: pending[0].callId, decision: "approve" }],
+    });
+    expect((await stream).ended).toBe("finished");
+    expectConsecutive(seen);
+    expect(seen.map((e) => e.event)).toEqual((await a.events.list(runId)).map((r) => r.event.type));
+    expect(seen.at(-1)?.data).toMatchObject({ type: "run-finished", status: "finished" });
+  });
 });
