@@ -72,7 +72,11 @@ export async function runEventStream(
       end();
     }
   });
-  if (!open) return new Response(stream, { headers: sseHeaders });
+  if (!open) {
+    // Ended while the backlog was sent (a finished run): stop() ran before the unsubscribe function existed.
+    unsubscribe();
+    return new Response(stream, { headers: sseHeaders });
+  }
   if (!finished && !service.isLive(runId)) {
     // A run that ended without its end in the log (an older run, a crash before the log caught up): nothing follows.
     const run = await service.store.getRun(runId);

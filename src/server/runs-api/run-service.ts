@@ -169,17 +169,23 @@ export class RunService {
     // Listen before reading the log: an event committed in between is then in the log, the buffer, or both.
     let last = after;
     let buffer: SequencedEvent[] | undefined = [];
+    let ended = false; // run-finished delivered: nothing more to poll for
+    let poll: ReturnType<typeof setInterval> | undefined;
+    const deliver = (event: SequencedEvent) => {
+      last = event.seq;
+      if (event.event.type === "run-finished") {
+        ended = true;
+        if (poll) clearInterval(poll);
+      }
+      listener(event);
+    };
     const live: Listener = (event) => {
       if (buffer) buffer.push(event);
-      else if (event.seq > last) {
-        last = event.seq;
-        listener(event);
-      }
+      else if (event.seq > last) deliver(event);
     };
     let listeners = this.#listeners.get(runId);
     if (!listeners) this.#listeners.set(runId, (listeners = new Set()));
     listeners.add(live);
-    let poll: ReturnType<typeof setInterval> | undefined;
     const unsubscribe = () => {
       if (poll) clearInterval(poll);
       listeners.delete(live);
@@ -187,9 +193,7 @@ export class RunService {
     };
     try {
       for (const record of await this.events.list(runId, after)) {
-        if (record.seq <= last) continue;
-        last = record.seq;
-        listener({ seq: record.seq, event: record.event as unknown as AgentEvent });
+        if (record.seq > last) deliver({ seq: record.seq, event: record.event as unknown as AgentEvent });
       }
     } catch (error) {
       unsubscribe();
@@ -201,7 +205,7 @@ export class RunService {
     // Another process on the same database may drive the run (it resumed it after a decision made there): while this
     // one does not, the log is read every pollMs. Events come once whichever way they arrive (`live` drops seen seqs).
     const pollMs = this.#options.pollMs ?? 500;
-    if (pollMs > 0) {
+    if (pollMs > 0 && !ended) {
       let reading = false;
       poll = setInterval(() => {
         if (reading || this.#live.has(runId)) return;
