@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { Server as HttpServer } from "node:http";
 import { Hono } from "hono";
 import { createMcpServer, followRegistryChanges, type McpServerOptions } from "../mcp/create-mcp-server.js";
 import { McpApprovals } from "../mcp/mcp-approvals.js";
@@ -12,10 +13,14 @@ import { hostOriginGuard } from "./host-origin-guard.js";
 import { isLoopbackHost } from "./is-loopback-host.js";
 import type { ModelCatalog } from "./model-catalog.js";
 import { createOpenAIRoutes } from "./openai/openai-routes.js";
+import type { RunService } from "./runs-api/run-service.js";
+import { createRunsRoutes, type RunsRoutesOptions } from "./runs-api/runs-routes.js";
 import { corsForOrigins, normalizeOrigin } from "./security/cors-for-origins.js";
 import { rejectTokenInUrl } from "./security/reject-token-in-url.js";
+import { sessionCookieOf, verifySessionValue } from "./security/session-cookie.js";
 import { createSessionRoutes } from "./security/session-routes.js";
 import { createToolsApi, type ToolsApiOptions } from "./tools-api/create-tools-api.js";
+import { mountWsApi, type WsApiOptions } from "./ws/ws-api.js";
 
 /** Default request body limit: 4 MiB, the MCP SDK's own default. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -45,6 +50,12 @@ export interface ServerAppOptions {
    * tools are hidden, and MCP approvals use the same policies unless `mcp.approvals` is given.
    */
   toolsApi?: Omit<ToolsApiOptions, "registry" | "executor" | "callerId">;
+  /**
+   * The Runs API (/api/runs, /api/conversations; SSE event streams) and the WebSocket API at /ws, driven by this
+   * service (the caller owns it and closes it after the server).
+   */
+  runs?: RunsRoutesOptions &
+    Pick<WsApiOptions, "authenticate" | "maxBufferedBytes" | "authTimeoutMs"> & { service: RunService };
 }
 
 export interface ServerApp {
@@ -54,6 +65,8 @@ export interface ServerApp {
   mcp: McpHttpHandler | undefined;
   /** End MCP sessions and anything else the routes hold. The HTTP listener is the caller's (see startServer). */
   close(): Promise<void>;
+  /** Hook the WebSocket API (when on) into the HTTP server's upgrade requests; startServer calls it. */
+  injectWebSocket?: (server: HttpServer) => void;
 }
 
 /**
@@ -78,9 +91,10 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   // Preflights carry no credentials: answered before the token check, for the named origins only.
   if (corsOrigins.length > 0) app.use("*", corsForOrigins(corsOrigins));
   app.use("*", rejectTokenInUrl());
-  // /api/session is where a browser presents the token to get its cookie; it checks the token itself.
-  if (options.token)
-    app.use("*", bearerTokenAuth(options.token, { skipPaths: ["/healthz", "/api/session"] }));
+  // /api/session is where a browser presents the token to get its cookie; it checks the token itself. /ws too: a
+  // browser cannot set headers on a WebSocket, so its token may come in the first message (or the session cookie).
+  const skipPaths = ["/healthz", "/api/session", ...(options.runs ? ["/ws"] : [])];
+  if (options.token) app.use("*", bearerTokenAuth(options.token, { skipPaths }));
   app.use("*", bodySizeLimit(maxBodyBytes));
 
   app.get("/healthz", (c) => c.json({ ok: true }));
@@ -137,12 +151,41 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   }
 
   if (options.openai) app.route("/v1", createOpenAIRoutes(options.openai));
+  let ws: ReturnType<typeof mountWsApi> | undefined;
+  if (options.runs) {
+    const { service, authenticate, maxBufferedBytes, authTimeoutMs, ...routeOptions } = options.runs;
+    app.route("/api", createRunsRoutes(service, routeOptions));
+    ws = mountWsApi(app, {
+      registry: options.registry,
+      executor: options.executor,
+      runs: service,
+      ...(options.token ? { token: options.token } : {}),
+      // A browser's session cookie authenticates its upgrade (the Origin guard in front already checked the page).
+      ...(authenticate || options.token
+        ? {
+            authenticate: (request: Request) => {
+              if (authenticate?.(request)) return true;
+              const cookie = sessionCookieOf(request.headers.get("cookie") ?? undefined);
+              return (
+                options.token !== undefined &&
+                cookie !== undefined &&
+                verifySessionValue(options.token, cookie)
+              );
+            },
+          }
+        : {}),
+      ...(maxBufferedBytes ? { maxBufferedBytes } : {}),
+      ...(authTimeoutMs ? { authTimeoutMs } : {}),
+    });
+  }
 
   return {
     app,
     mcp,
+    ...(ws ? { injectWebSocket: ws.injectWebSocket } : {}),
     async close() {
       unsubscribe?.();
+      await ws?.close();
       await mcp?.close();
     },
   };

@@ -1,3 +1,4 @@
+import type { Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { ToolbridgeError } from "../core/toolbridge-error.js";
@@ -52,6 +53,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       );
     });
   });
+  serverApp.injectWebSocket?.(httpServer as HttpServer);
   const address = httpServer.address() as AddressInfo;
   let closing: Promise<void> | undefined;
   return {

@@ -127,6 +127,21 @@ CREATE TABLE mcp_settings (
 `,
   },
   {
+    version: 3,
+    description:
+      "run events: every AgentEvent of a run with its per-run sequence number (SSE / WebSocket replay)",
+    sql: `
+CREATE TABLE run_events (
+  run_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  data TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+`,
+  },
+  {
     version: 4,
     description: "tool settings of the server: enabled flag and approval policy per tool name",
     sql: `

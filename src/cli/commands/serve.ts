@@ -2,15 +2,21 @@ import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { mcpApprovalsFromConfig } from "../../mcp/mcp-approvals.js";
 import { describeMcpServerStatus, stderrMountLogger } from "../../mcp/mcp-cli-support.js";
+import type { ModelCatalog } from "../../server/model-catalog.js";
+import { RunService } from "../../server/runs-api/run-service.js";
 import { describeServedRoutes } from "../../server/served-routes.js";
 import { ServerConfigError, startServer } from "../../server/start-server.js";
 import { ToolSettings } from "../../server/tools-api/tool-settings.js";
 import { McpApprovalLedger } from "../../store/mcp-approval-ledger.js";
+import { SqliteConversationEraser } from "../../store/sqlite-conversation-eraser.js";
+import { SqliteRunEventLog } from "../../store/sqlite-run-event-log.js";
 import type { SqliteStore } from "../../store/sqlite-store.js";
 import { SqliteToolSettingsStore } from "../../store/sqlite-tool-settings-store.js";
 import type { ToolSettingsStore } from "../../store/tool-settings-store.js";
+import type { ApprovalPolicyConfig } from "../../tools/approval-policy.js";
 import { CliError, runCommand } from "../cli-error.js";
 import { openStore, resolveDbPath } from "../open-store.js";
+import type { Runtime } from "../runtime.js";
 import { serveModelCatalog } from "../serve-models.js";
 import { createToolsRuntime } from "../tools-runtime.js";
 import { loadToolsModule } from "./run.js";
@@ -91,6 +97,7 @@ export function registerServeCommand(program: Command): void {
         // Approvals: single-use state and the signing key live in the database, shared by every instance on it;
         // opened when a gated tool is first asked for.
         let store: SqliteStore | undefined;
+        let runs: RunService | undefined;
         try {
           const builtinTools = new Set(
             runtime.registry
@@ -127,7 +134,12 @@ export function registerServeCommand(program: Command): void {
           );
           // OpenAI-compatible /v1: the config's named models (+ the default model), else the bundled demo model.
           const models = serveModelCatalog({ config: runtime.config, configFile: runtime.configFile });
+          // Runs API and WebSocket (/api/runs, /api/conversations, /ws) on the same models and tool settings.
+          runs = models
+            ? createServeRuns(runtime, models, settings.approval, () => (store ??= openStore(options.db)))
+            : undefined;
           const server = await startServer({
+            ...(runs ? { runs: { service: runs } } : {}),
             mcp: { approvals },
             ...(models ? { openai: { models } } : {}),
             toolsApi: { settings, mcpServers: runtime.mcpServers, builtinTools },
@@ -144,6 +156,8 @@ export function registerServeCommand(program: Command): void {
             if (error instanceof ServerConfigError) throw new CliError(error.message, 2);
             throw error;
           });
+          // Runs a dead process left running are resumed; a database that does not exist yet has none.
+          if (runs && existsSync(resolveDbPath(options.db))) await runs.recover();
           for (const status of runtime.mcpServers.status()) logger.info?.(describeMcpServerStatus(status));
           // The first line's "on <url> " is what scripts (and the tests) wait for.
           process.stdout.write(
@@ -160,9 +174,55 @@ export function registerServeCommand(program: Command): void {
           await server.close();
           return 0;
         } finally {
+          await runs?.close();
           await store?.close();
           await runtime.close();
         }
       }),
     );
+}
+
+/**
+ * The run service of `serve`: the configured model (else the bundled one) as "default", loaded at the first run; runs
+ * and their event log in the database, opened at the first run (or by `recover()`). Undefined when no model is
+ * configured: the Runs API is then off.
+ */
+function createServeRuns(
+  runtime: Runtime,
+  models: ModelCatalog,
+  approval: ApprovalPolicyConfig,
+  openDb: () => SqliteStore,
+): RunService {
+  let parts: { store: SqliteStore; events: SqliteRunEventLog; eraser: SqliteConversationEraser } | undefined;
+  const open = () => {
+    if (!parts) {
+      const store = openDb();
+      parts = {
+        store,
+        events: new SqliteRunEventLog(store.db),
+        eraser: new SqliteConversationEraser(store.db),
+      };
+    }
+    return parts;
+  };
+  const service = new RunService({
+    models,
+    approval,
+    store: lazily(() => open().store),
+    events: lazily(() => open().events),
+    conversations: lazily(() => open().eraser),
+    executor: runtime.executor,
+  });
+  return service;
+}
+
+/** An object whose methods open `target()` at their first call: listing tools must not create a database. */
+function lazily<T extends object>(target: () => T): T {
+  return new Proxy({} as T, {
+    get(_empty, key) {
+      const object = target();
+      const value = Reflect.get(object, key, object);
+      return typeof value === "function" ? value.bind(object) : value;
+    },
+  });
 }

@@ -1,0 +1,101 @@
+/** Listings of the Runs API, read from the store: runs (paged), conversations and one conversation's messages. */
+import type { AgentMessage } from "../../core/agent-message.js";
+import type { RunRecord, RunStatus, RunStore } from "../../store/store.js";
+import { badRequest, notFound } from "./runs-api-errors.js";
+
+/** A run in a listing. */
+export interface RunSummary {
+  runId: string;
+  conversationId: string;
+  status: RunStatus;
+  stopReason: string | null;
+  model: string;
+  steps: number;
+  toolCalls: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ConversationSummary {
+  conversationId: string;
+  runs: number;
+  lastRunId: string;
+  lastStatus: RunStatus;
+  updatedAt: string;
+}
+
+/** How many runs listings look through: the store lists newest first, with no cursor of its own. */
+export const LISTING_WINDOW = 10_000;
+
+/**
+ * Runs, newest first, `limit` per page; `cursor` is the opaque `nextCursor` of the previous page (an offset into
+ * the newest-first list: runs created meanwhile shift it, so a page may repeat a run, never skip one).
+ */
+export async function listRuns(
+  store: RunStore,
+  options: { status?: RunStatus; limit?: number; cursor?: string } = {},
+) {
+  const limit = options.limit ?? 20;
+  let offset = 0;
+  if (options.cursor !== undefined) {
+    const decoded = Buffer.from(options.cursor, "base64url").toString("utf8");
+    offset = Number(decoded);
+    if (!/^\d+$/.test(decoded) || !Number.isSafeInteger(offset))
+      throw badRequest(`cursor "${options.cursor}" is not one this server gave out; omit it to start over.`);
+  }
+  const runs = await store.listRuns({
+    ...(options.status ? { status: options.status } : {}),
+    limit: offset + limit + 1,
+  });
+  const page = runs.slice(offset, offset + limit);
+  const more = runs.length > offset + limit;
+  return {
+    data: page.map(summarize),
+    nextCursor: more ? Buffer.from(String(offset + limit)).toString("base64url") : null,
+  };
+}
+
+/** Conversations that have runs, most recently active first (from the newest 10,000 runs). */
+export async function listConversations(store: RunStore, limit = 50): Promise<ConversationSummary[]> {
+  const byId = new Map<string, ConversationSummary>();
+  for (const run of await store.listRuns({ limit: LISTING_WINDOW })) {
+    const seen = byId.get(run.conversationId);
+    if (seen) seen.runs += 1;
+    else
+      byId.set(run.conversationId, {
+        conversationId: run.conversationId,
+        runs: 1,
+        lastRunId: run.id,
+        lastStatus: run.status,
+        updatedAt: run.updatedAt,
+      });
+  }
+  return [...byId.values()].slice(0, limit);
+}
+
+export async function getConversation(
+  store: RunStore,
+  conversationId: string,
+): Promise<{ conversationId: string; messages: AgentMessage[]; runs: RunSummary[] }> {
+  const messages = await store.listMessages(conversationId);
+  if (messages.length === 0) throw notFound(`No conversation "${conversationId}".`);
+  const runs = (await store.listRuns({ limit: LISTING_WINDOW }))
+    .filter((r) => r.conversationId === conversationId)
+    .reverse()
+    .map(summarize);
+  return { conversationId, messages, runs };
+}
+
+function summarize(run: RunRecord): RunSummary {
+  return {
+    runId: run.id,
+    conversationId: run.conversationId,
+    status: run.status,
+    stopReason: run.stopReason,
+    model: run.model,
+    steps: run.stepCount,
+    toolCalls: run.toolCallCount,
+    createdAt: run.createdAt,
+    updatedAt: run.updatedAt,
+  };
+}

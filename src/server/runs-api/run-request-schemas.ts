@@ -1,0 +1,57 @@
+import { z } from "zod";
+import { badRequest } from "./runs-api-errors.js";
+
+const limit = z.number().int().min(0);
+
+/** `POST /api/runs` and the WebSocket's `runs/start`. */
+export const startRunSchema = z.strictObject({
+  message: z.string().min(1, "message must not be empty"),
+  conversationId: z.string().min(1).optional(),
+  model: z.string().min(1).optional(),
+  toolChoice: z
+    .union([z.enum(["auto", "required", "none"]), z.strictObject({ name: z.string().min(1) })])
+    .optional(),
+  limits: z
+    .strictObject({
+      maxSteps: limit.min(1),
+      maxToolCalls: limit,
+      stepTimeoutMs: limit.min(1),
+      totalTimeoutMs: limit.min(1),
+      maxConsecutiveFailures: limit.min(1),
+      maxRepairs: limit,
+    })
+    .partial()
+    .optional(),
+});
+
+const decisionSchema = z.discriminatedUnion("decision", [
+  z.strictObject({
+    callId: z.string().min(1),
+    decision: z.literal("approve"),
+    arguments: z.record(z.string(), z.unknown()).optional(),
+  }),
+  z.strictObject({ callId: z.string().min(1), decision: z.literal("deny"), reason: z.string().optional() }),
+]);
+
+/** `POST /api/runs/{id}/decisions` and the WebSocket's `runs/decide`. */
+export const decisionsSchema = z.strictObject({
+  decisions: z.array(decisionSchema).min(1, "decisions must name at least one call"),
+});
+
+/** Parse `value` with `schema`, or throw a 400 RunsApiError listing every problem with its path. */
+export function parseBody<T extends z.ZodType>(schema: T, value: unknown, what: string): z.infer<T> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((i) => `${i.path.length ? i.path.join(".") : what}: ${i.message}`);
+  throw badRequest(`Invalid ${what}: ${problems.join("; ")}.`);
+}
+
+/** A sequence number from Last-Event-ID or `after`: a whole number ≥ 0, else a 400. */
+export function parseSeq(text: string | undefined, what: string): number {
+  if (text === undefined || text.trim() === "") return 0;
+  const value = Number(text.trim());
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value)) {
+    throw badRequest(`${what} must be an event sequence number (a whole number ≥ 0), got "${text}".`);
+  }
+  return value;
+}

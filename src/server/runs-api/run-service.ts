@@ -1,0 +1,522 @@
+import { RunNotFoundError, RunStateError } from "../../agent/agent-errors.js";
+import { type Agent, type AgentOptions, createAgent, type DecideResult } from "../../agent/create-agent.js";
+import type { ApprovalDecision } from "../../agent/decide-calls.js";
+import type { AgentEvent, PendingCall } from "../../agent/events.js";
+import { type RunLimits, resolveLimits } from "../../agent/limits.js";
+import type { RunHandle } from "../../agent/run-handle.js";
+import { activeRuns, newRunId, ownerIsGone, RUN_OWNER } from "../../agent/run-ownership.js";
+import { buildRunView, type RunView } from "../../agent/run-view.js";
+import type { AgentMessage } from "../../core/agent-message.js";
+import type { ToolChoice } from "../../core/language-model.js";
+import type { RunEventLog } from "../../store/run-event-log.js";
+import type { RunRecord, RunStatus, RunStore } from "../../store/store.js";
+import type { ApprovalPolicyConfig } from "../../tools/approval-policy.js";
+import type { ToolExecutor } from "../../tools/tool-executor.js";
+import {
+  type ConversationSummary,
+  getConversation,
+  LISTING_WINDOW,
+  listConversations,
+  listRuns,
+  type RunSummary,
+} from "./run-listings.js";
+import type { RunModels } from "./run-models.js";
+import { badRequest, conflict, notFound } from "./runs-api-errors.js";
+
+export interface StartRunInput {
+  message: string;
+  conversationId?: string;
+  /** A name from `models.names()`; default `models.defaultName`. */
+  model?: string;
+  toolChoice?: ToolChoice;
+  limits?: Partial<RunLimits>;
+}
+
+/** One event of a run with its sequence number in the run's log. */
+export interface SequencedEvent {
+  seq: number;
+  event: AgentEvent;
+}
+
+export interface RunServiceOptions {
+  models: RunModels;
+  store: RunStore;
+  events: RunEventLog;
+  executor: ToolExecutor;
+  /** Per-tool approval policy, evaluated per call (so a change applies to the next call of the next run). */
+  approval?: ApprovalPolicyConfig;
+  /** Further options every agent gets (system prompt, default limits, redaction …). */
+  agent?: Omit<AgentOptions, "model" | "tools" | "store" | "approval" | "onEvent" | "toolChoice">;
+  /** Deletes a conversation's records (SqliteConversationEraser); without it, DELETE of a conversation is refused. */
+  conversations?: { erase(conversationId: string): Promise<string[]> };
+  /**
+   * How often a subscriber of a run this process does not drive reads the log (another process on the same database
+   * may drive it). Default 500 ms; 0 turns it off.
+   */
+  pollMs?: number;
+  /** Events that could not be logged (the database failed); default: written to stderr. */
+  onError?: (error: unknown) => void;
+}
+
+/** What a run started by the service keeps in its record, so another process can rebuild its agent. */
+interface ServerRunMetadata {
+  model: string;
+  toolChoice?: ToolChoice;
+}
+
+interface LiveRun {
+  conversationId: string;
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+type Listener = (event: SequencedEvent) => void;
+
+/**
+ * Drives runs for the HTTP and WebSocket APIs. Every event a run emits is appended to the event log and only
+ * delivered to subscribers once committed there, so whatever a client saw survives a crash and a client that
+ * reconnects asks the log for what it missed (`subscribe(runId, after)`): nothing lost, nothing twice.
+ *
+ * Agents: one per model name and tool choice, sharing the store, the executor and the approval policy. A decision
+ * that leaves nothing pending resumes the run here, also when it was paused by an earlier process; at start,
+ * `recover()` resumes runs left `running` by a process that is gone (paused runs stay paused and answerable).
+ */
+export class RunService {
+  readonly store: RunStore;
+  readonly events: RunEventLog;
+  readonly models: RunModels;
+  readonly #options: RunServiceOptions;
+  readonly #agents = new Map<string, Promise<Agent>>();
+  readonly #live = new Map<string, LiveRun>();
+  readonly #listeners = new Map<string, Set<Listener>>();
+  /** Resolvers waiting for a run's first event (its record exists from then on). */
+  readonly #starting = new Map<string, () => void>();
+  readonly #serial = new Map<string, Promise<unknown>>();
+  readonly #appends = new Set<Promise<unknown>>();
+  #closed = false;
+
+  constructor(options: RunServiceOptions) {
+    this.#options = options;
+    this.store = options.store;
+    this.events = options.events;
+    this.models = options.models;
+  }
+
+  /** Whether a process of this service drives the run right now. */
+  isLive(runId: string): boolean {
+    return this.#live.has(runId);
+  }
+
+  /** Start a run; resolves as soon as its record exists (its id and conversation), not when it ends. */
+  async start(input: StartRunInput): Promise<{ runId: string; conversationId: string }> {
+    this.#checkOpen();
+    const modelName = input.model ?? this.models.defaultName;
+    if (!this.models.names().includes(modelName)) {
+      throw badRequest(
+        `Unknown model "${modelName}". Available: ${this.models.names().join(", ") || "none"}.`,
+      );
+    }
+    const named = typeof input.toolChoice === "object" ? input.toolChoice.name : undefined;
+    if (named !== undefined && !this.#options.executor.registry.get(named)) {
+      throw badRequest(
+        `toolChoice names "${named}", which is not a tool here. Tools: ${this.#options.executor.registry.names().join(", ") || "none"}.`,
+      );
+    }
+    try {
+      resolveLimits(input.limits);
+    } catch (error) {
+      throw badRequest((error as Error).message);
+    }
+    if (input.conversationId !== undefined) {
+      const known = (await this.store.listMessages(input.conversationId)).length > 0;
+      if (!known)
+        throw notFound(`No conversation "${input.conversationId}"; omit conversationId to start a new one.`);
+    }
+    const metadata: ServerRunMetadata = { model: modelName };
+    if (input.toolChoice !== undefined) metadata.toolChoice = input.toolChoice;
+    const agent = await this.#agent(metadata);
+    // Checked with no await before #drive registers the run: two starts on one conversation cannot both pass.
+    const busy = [...this.#live.entries()].find(([, live]) => live.conversationId === input.conversationId);
+    if (busy) {
+      throw conflict(
+        `Conversation ${input.conversationId} has a run in progress (${busy[0]}); wait for it to finish or cancel it.`,
+      );
+    }
+    const runId = newRunId();
+    const conversationId = input.conversationId ?? `conv_${runId.slice(4)}`;
+    const started = new Promise<void>((resolve) => this.#starting.set(runId, resolve));
+    const done = this.#drive(runId, conversationId, (signal) =>
+      agent.run(input.message, {
+        runId,
+        conversationId,
+        signal,
+        ...(input.limits ? { limits: input.limits } : {}),
+        metadata: { server: metadata },
+      }),
+    );
+    // The run's record exists once it emitted run-started; a run that fails before that rejects here.
+    await Promise.race([started, done.then(() => started)]);
+    return { runId, conversationId };
+  }
+
+  /**
+   * Deliver the run's events with seq > `after` to `listener`: first those already in the log, then live ones, in
+   * order and each once. Resolves to an unsubscribe function once the backlog was delivered.
+   */
+  async subscribe(runId: string, after: number, listener: Listener): Promise<() => void> {
+    if (!this.#live.has(runId) && !(await this.store.getRun(runId)))
+      throw notFound(new RunNotFoundError(runId).message);
+    // Listen before reading the log: an event committed in between is then in the log, the buffer, or both.
+    let last = after;
+    let buffer: SequencedEvent[] | undefined = [];
+    let ended = false; // run-finished delivered: nothing more to poll for
+    let poll: ReturnType<typeof setInterval> | undefined;
+    const deliver = (event: SequencedEvent) => {
+      last = event.seq;
+      if (event.event.type === "run-finished") {
+        ended = true;
+        if (poll) clearInterval(poll);
+      }
+      listener(event);
+    };
+    const live: Listener = (event) => {
+      if (buffer) buffer.push(event);
+      else if (event.seq > last) deliver(event);
+    };
+    let listeners = this.#listeners.get(runId);
+    if (!listeners) this.#listeners.set(runId, (listeners = new Set()));
+    listeners.add(live);
+    const unsubscribe = () => {
+      if (poll) clearInterval(poll);
+      listeners.delete(live);
+      if (listeners.size === 0 && this.#listeners.get(runId) === listeners) this.#listeners.delete(runId);
+    };
+    try {
+      for (const record of await this.events.list(runId, after)) {
+        if (record.seq > last) deliver({ seq: record.seq, event: record.event as unknown as AgentEvent });
+      }
+    } catch (error) {
+      unsubscribe();
+      throw error;
+    }
+    const held = buffer;
+    buffer = undefined;
+    for (const event of held) live(event);
+    // Another process on the same database may drive the run (it resumed it after a decision made there): while this
+    // one does not, the log is read every pollMs. Events come once whichever way they arrive (`live` drops seen seqs).
+    const pollMs = this.#options.pollMs ?? 500;
+    if (pollMs > 0 && !ended) {
+      let reading = false;
+      poll = setInterval(() => {
+        if (reading || this.#live.has(runId)) return;
+        reading = true;
+        this.events
+          .list(runId, last)
+          .then((records) => {
+            for (const r of records) live({ seq: r.seq, event: r.event as unknown as AgentEvent });
+          })
+          .catch(() => {})
+          .finally(() => {
+            reading = false;
+          });
+      }, pollMs);
+      poll.unref?.();
+    }
+    return unsubscribe;
+  }
+
+  /**
+   * Decisions on pending calls (any subset), all or none. Decisions of one run are handled one at a time, so that the
+   * one leaving nothing pending sees it and resumes the run (in this process, whoever paused it).
+   */
+  decide(runId: string, decisions: readonly ApprovalDecision[], by: string): Promise<DecideResult> {
+    this.#checkOpen();
+    return this.#oneAtATime(runId, async () => {
+      const run = await this.#run(runId);
+      const calls = await this.store.listToolCalls(runId);
+      const seen = new Set<string>();
+      for (const d of decisions) {
+        const call = calls.find((c) => c.id === d.callId);
+        const pending = calls.filter((c) => c.state === "pending").map((c) => c.id);
+        if (!call) {
+          throw badRequest(
+            `Run ${runId} has no tool call "${d.callId}". Pending: ${pending.join(", ") || "none"}.`,
+          );
+        }
+        if (seen.has(d.callId)) throw badRequest(`Tool call ${d.callId} appears twice; decide it once.`);
+        seen.add(d.callId);
+        if (call.state !== "pending") {
+          const approval = call.approval;
+          if (approval?.decision === "approved" || approval?.decision === "denied") {
+            const when = approval.decidedAt ? ` at ${approval.decidedAt}` : "";
+            throw conflict(
+              `Tool call ${d.callId} (${call.name}) was already decided: it was ${approval.decision} by ${approval.decidedBy ?? "someone"}${when}.`,
+            );
+          }
+          throw conflict(
+            `Tool call ${d.callId} (${call.name}) does not wait for a decision: it is ${call.state}.`,
+          );
+        }
+      }
+      // Checked after the calls, so that a call decided before still answers with who decided it.
+      if (run.status === "finished" || run.status === "stopped") {
+        throw conflict(
+          `Run ${runId} is ${run.status} (${run.stopReason}); its calls can no longer be decided.`,
+        );
+      }
+      const agent = await this.#agentForRun(run);
+      const result = await agent.decide(runId, decisions, { by });
+      if (result.ready) this.#resumeIfIdle(run);
+      return result;
+    });
+  }
+
+  /** Stop a run: a live one through its abort signal, a paused one at once (its pending calls are denied). */
+  async cancel(runId: string, by = "api"): Promise<{ runId: string; status: RunStatus }> {
+    this.#checkOpen();
+    const live = this.#live.get(runId);
+    if (live) {
+      live.controller.abort();
+      await live.done;
+      return { runId, status: (await this.#run(runId)).status };
+    }
+    return this.#oneAtATime(runId, async () => {
+      const run = await this.#run(runId);
+      if (run.status === "finished" || run.status === "stopped")
+        throw conflict(
+          `Run ${runId} is already ${run.status} (${run.stopReason}); there is nothing to cancel.`,
+        );
+      if (run.status === "running" && !ownerIsGone(run.owner))
+        throw conflict(`Run ${runId} is driven by process ${run.owner}; cancel it there.`);
+      if (!(await this.store.claimRun(runId, RUN_OWNER, [run.status], run.owner)))
+        throw conflict(`Run ${runId} was just taken over by another process; try again.`);
+      // Its pending calls are denied, so that no view of the stopped run still offers them for a decision.
+      const pending = (await this.store.listToolCalls(runId)).filter((c) => c.state === "pending");
+      if (pending.length > 0) {
+        const agent = await this.#agentForRun(run);
+        const reason = "the run was cancelled";
+        await agent.decide(
+          runId,
+          pending.map((c) => ({ callId: c.id, decision: "deny" as const, reason })),
+          { by },
+        );
+      }
+      await this.store.updateRun(runId, { status: "stopped", stopReason: "aborted", owner: null });
+      // The agent is not driving it, so the log gets the end its subscribers wait for from here.
+      this.#record({
+        type: "run-finished",
+        status: "stopped",
+        stopReason: "aborted",
+        answer: null,
+        runId,
+        at: Date.now(),
+      });
+      return { runId, status: "stopped" as const };
+    });
+  }
+
+  async getRun(runId: string): Promise<RunView> {
+    try {
+      return await buildRunView(this.store, runId);
+    } catch (error) {
+      if (error instanceof RunNotFoundError) throw notFound(error.message);
+      throw error;
+    }
+  }
+
+  listRuns(options: { status?: RunStatus; limit?: number; cursor?: string } = {}) {
+    return listRuns(this.store, options);
+  }
+
+  listConversations(limit?: number): Promise<ConversationSummary[]> {
+    return listConversations(this.store, limit);
+  }
+
+  getConversation(
+    conversationId: string,
+  ): Promise<{ conversationId: string; messages: AgentMessage[]; runs: RunSummary[] }> {
+    return getConversation(this.store, conversationId);
+  }
+
+  /** Delete a conversation with its runs and their event logs; refused while one of its runs is live. */
+  async deleteConversation(
+    conversationId: string,
+  ): Promise<{ conversationId: string; deletedRuns: string[] }> {
+    this.#checkOpen();
+    if ((await this.store.listMessages(conversationId)).length === 0)
+      throw notFound(`No conversation "${conversationId}".`);
+    const live = [...this.#live.entries()].find(([, run]) => run.conversationId === conversationId);
+    const running = (await this.store.listRuns({ status: "running", limit: LISTING_WINDOW })).find(
+      (r) => r.conversationId === conversationId,
+    );
+    const busy = live?.[0] ?? running?.id;
+    if (busy)
+      throw conflict(
+        `Conversation ${conversationId} has a run in progress (${busy}); cancel it (POST /api/runs/${busy}/cancel) first.`,
+      );
+    if (!this.#options.conversations)
+      throw conflict("This server's store cannot delete conversations (only the SQLite store can).");
+    const runIds = await this.#options.conversations.erase(conversationId);
+    await this.events.deleteRuns(runIds);
+    return { conversationId, deletedRuns: runIds };
+  }
+
+  /** The pending calls of a paused run (none otherwise): what a client that (re)connects must still answer. */
+  async pending(runId: string): Promise<PendingCall[]> {
+    const run = await this.store.getRun(runId);
+    if (run?.status !== "paused") return [];
+    const calls = await this.store.listToolCalls(runId, run.stepCount);
+    return calls
+      .filter((c) => c.state === "pending")
+      .map((c) => ({ callId: c.id, name: c.name, arguments: c.arguments }));
+  }
+
+  /**
+   * Resume what a dead process left `running` (its owner is gone); paused runs stay paused, answerable through
+   * `decide`. Resolves once they are started, with their ids.
+   */
+  async recover(): Promise<string[]> {
+    const resumed: string[] = [];
+    for (const run of await this.store.listRuns({ status: "running", limit: 10_000 })) {
+      if (activeRuns.has(run.id) || !ownerIsGone(run.owner)) continue;
+      this.#resumeIfIdle(run);
+      resumed.push(run.id);
+    }
+    // A paused run whose calls were all decided before the process died still needs its resume.
+    for (const run of await this.store.listRuns({ status: "paused", limit: 10_000 })) {
+      if ((await this.pending(run.id)).length === 0) {
+        this.#resumeIfIdle(run);
+        resumed.push(run.id);
+      }
+    }
+    return resumed;
+  }
+
+  /** Wait until the run's driver in this process (if any) is done. */
+  async settled(runId: string): Promise<void> {
+    await this.#live.get(runId)?.done;
+    await this.events.flush();
+  }
+
+  /** Abort live runs, wait for them and for the log; the store is the caller's. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const live = [...this.#live.values()];
+    for (const run of live) run.controller.abort();
+    await Promise.allSettled(live.map((run) => run.done));
+    // Every append is tracked: waiting for them flushes the log (without touching a log that never got an event).
+    await Promise.allSettled([...this.#appends]);
+    this.#listeners.clear();
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw conflict("The server is shutting down; try again in a moment.");
+  }
+
+  async #run(runId: string): Promise<RunRecord> {
+    const run = await this.store.getRun(runId);
+    if (!run) throw notFound(new RunNotFoundError(runId).message);
+    return run;
+  }
+
+  #oneAtATime<T>(runId: string, body: () => Promise<T>): Promise<T> {
+    const previous = this.#serial.get(runId) ?? Promise.resolve();
+    const next = previous.then(body, body);
+    const tail = next.catch(() => {});
+    this.#serial.set(runId, tail);
+    void tail.then(() => {
+      if (this.#serial.get(runId) === tail) this.#serial.delete(runId);
+    });
+    return next;
+  }
+
+  #agent(metadata: ServerRunMetadata): Promise<Agent> {
+    const key = JSON.stringify([metadata.model, metadata.toolChoice ?? "auto"]);
+    let agent = this.#agents.get(key);
+    if (!agent) {
+      agent = this.models.get(metadata.model).then((model) =>
+        createAgent({
+          ...this.#options.agent,
+          model,
+          tools: this.#options.executor,
+          store: this.store,
+          ...(this.#options.approval ? { approval: this.#options.approval } : {}),
+          ...(metadata.toolChoice ? { toolChoice: metadata.toolChoice } : {}),
+          onEvent: (event) => this.#record(event),
+        }),
+      );
+      // A model that failed to load is asked again next time.
+      agent.catch(() => this.#agents.delete(key));
+      this.#agents.set(key, agent);
+    }
+    return agent;
+  }
+
+  #agentForRun(run: RunRecord): Promise<Agent> {
+    const stored = (run.options as { server?: Partial<ServerRunMetadata> }).server;
+    const model =
+      stored?.model && this.models.names().includes(stored.model) ? stored.model : this.models.defaultName;
+    return this.#agent({ model, ...(stored?.toolChoice ? { toolChoice: stored.toolChoice } : {}) });
+  }
+
+  /** Log the event, then hand it to the run's subscribers: nobody sees an event the log does not have. */
+  #record(event: AgentEvent): void {
+    const runId = event.runId;
+    const starting = this.#starting.get(runId);
+    if (starting) {
+      this.#starting.delete(runId);
+      starting();
+    }
+    const appended = this.events.append(runId, event).then(
+      (seq) => {
+        const listeners = this.#listeners.get(runId);
+        if (listeners) for (const listener of [...listeners]) listener({ seq, event });
+      },
+      (error: unknown) => (this.#options.onError ?? defaultOnError)(error),
+    );
+    this.#appends.add(appended);
+    void appended.finally(() => this.#appends.delete(appended));
+  }
+
+  /** Drive a run in this process; it counts as live from this call on (so nothing else resumes it meanwhile). */
+  #drive(
+    runId: string,
+    conversationId: string,
+    start: (signal: AbortSignal) => RunHandle | Promise<RunHandle>,
+  ): Promise<void> {
+    const controller = new AbortController();
+    const done = Promise.resolve()
+      .then(() => start(controller.signal))
+      .then((handle) => handle.result)
+      .then(
+        async (view) => {
+          this.#live.delete(runId);
+          // A decision recorded while the run was still on its way to pausing found it running: resume now.
+          if (view.status === "paused" && !this.#closed && (await this.pending(runId)).length === 0) {
+            const run = await this.store.getRun(runId);
+            if (run) this.#resumeIfIdle(run);
+          }
+        },
+        (error: unknown) => {
+          this.#live.delete(runId);
+          this.#starting.delete(runId);
+          if (!(error instanceof RunStateError)) (this.#options.onError ?? defaultOnError)(error);
+          throw error;
+        },
+      );
+    this.#live.set(runId, { conversationId, controller, done: done.catch(() => {}) });
+    return done;
+  }
+
+  #resumeIfIdle(run: RunRecord): void {
+    if (this.#closed || this.#live.has(run.id) || activeRuns.has(run.id)) return;
+    this.#drive(run.id, run.conversationId, async (signal) =>
+      (await this.#agentForRun(run)).resume(run.id, { signal }),
+    ).catch(() => {});
+  }
+}
+
+function defaultOnError(error: unknown): void {
+  process.stderr.write(`toolbridge: run service: ${(error as Error)?.message ?? String(error)}\n`);
+}

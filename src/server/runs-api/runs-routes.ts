@@ -1,0 +1,104 @@
+import { type Context, Hono } from "hono";
+import { DecisionError, RunNotFoundError } from "../../agent/agent-errors.js";
+import { ToolbridgeError } from "../../core/toolbridge-error.js";
+import type { RunStatus } from "../../store/store.js";
+import { type RunEventStreamOptions, runEventStream } from "./run-event-stream.js";
+import { decisionsSchema, parseBody, parseSeq, startRunSchema } from "./run-request-schemas.js";
+import type { RunService } from "./run-service.js";
+import { badRequest, RunsApiError, unprocessable } from "./runs-api-errors.js";
+
+export interface RunsRoutesOptions extends RunEventStreamOptions {
+  /** Recorded as who decided, on decisions made through this API. Default "api". */
+  decidedBy?: string;
+}
+
+const STATUSES: readonly RunStatus[] = ["running", "paused", "finished", "stopped"];
+
+/** `{error: {message, type}}` with the error's status; anything unexpected is a 500 that names no internals. */
+export function errorResponse(c: Context, error: unknown): Response {
+  const known = asRunsApiError(error);
+  if (known) return c.json({ error: { message: known.message, type: known.type } }, known.status);
+  // Our own errors are written to be acted on (a model that cannot be loaded or reached …): pass the message on.
+  if (error instanceof ToolbridgeError)
+    return c.json({ error: { message: error.message, type: "server_error" } }, 500);
+  process.stderr.write(`toolbridge: runs API: ${(error as Error)?.stack ?? String(error)}\n`);
+  return c.json({ error: { message: "Internal error; see the server's log.", type: "server_error" } }, 500);
+}
+
+/** The API error an agent or service error stands for, or undefined for an unexpected one. */
+export function asRunsApiError(error: unknown): RunsApiError | undefined {
+  if (error instanceof RunsApiError) return error;
+  if (error instanceof RunNotFoundError) return new RunsApiError(error.message, 404, "not_found_error");
+  // Edited arguments the tool's schema rejects, a tool no longer available: the model-friendly message, as is.
+  if (error instanceof DecisionError) return unprocessable(error.message);
+  return undefined;
+}
+
+async function jsonBody(c: Context): Promise<unknown> {
+  try {
+    return await c.req.json();
+  } catch {
+    throw badRequest("The request body must be JSON (Content-Type: application/json).");
+  }
+}
+
+/** The Runs API, mounted at /api: runs (start, list, show, events, decisions, cancel) and conversations. */
+export function createRunsRoutes(service: RunService, options: RunsRoutesOptions = {}): Hono {
+  const api = new Hono();
+  const by = options.decidedBy ?? "api";
+  api.onError((error, c) => errorResponse(c, error));
+
+  api.post("/runs", async (c) => {
+    const body = parseBody(startRunSchema, await jsonBody(c), "run");
+    const started = await service.start({
+      message: body.message,
+      ...(body.conversationId ? { conversationId: body.conversationId } : {}),
+      ...(body.model ? { model: body.model } : {}),
+      ...(body.toolChoice ? { toolChoice: body.toolChoice } : {}),
+      ...(body.limits ? { limits: body.limits } : {}),
+    });
+    return c.json(started, 202, { location: `/api/runs/${started.runId}` });
+  });
+
+  api.get("/runs", async (c) => {
+    const status = c.req.query("status");
+    if (status !== undefined && !STATUSES.includes(status as RunStatus))
+      throw badRequest(`status must be one of ${STATUSES.join(", ")}, got "${status}".`);
+    const limitText = c.req.query("limit");
+    const limit = limitText === undefined ? 20 : Number(limitText);
+    if (!/^\d+$/.test(limitText ?? "20") || limit < 1 || limit > 500)
+      throw badRequest(`limit must be a whole number from 1 to 500, got "${limitText}".`);
+    const cursor = c.req.query("cursor");
+    return c.json(
+      await service.listRuns({
+        limit,
+        ...(status ? { status: status as RunStatus } : {}),
+        ...(cursor ? { cursor } : {}),
+      }),
+    );
+  });
+
+  api.get("/runs/:id", async (c) => c.json(await service.getRun(c.req.param("id"))));
+
+  api.get("/runs/:id/events", async (c) => {
+    const header = c.req.header("last-event-id");
+    const after =
+      header !== undefined ? parseSeq(header, "Last-Event-ID") : parseSeq(c.req.query("after"), "after");
+    return runEventStream(service, c.req.param("id"), after, c.req.raw.signal, options);
+  });
+
+  api.post("/runs/:id/decisions", async (c) => {
+    const runId = c.req.param("id");
+    const body = parseBody(decisionsSchema, await jsonBody(c), "decisions");
+    const result = await service.decide(runId, body.decisions, by);
+    return c.json({ runId, ...result });
+  });
+
+  api.post("/runs/:id/cancel", async (c) => c.json(await service.cancel(c.req.param("id"), by)));
+
+  api.get("/conversations", async (c) => c.json({ data: await service.listConversations() }));
+  api.get("/conversations/:id", async (c) => c.json(await service.getConversation(c.req.param("id"))));
+  api.delete("/conversations/:id", async (c) => c.json(await service.deleteConversation(c.req.param("id"))));
+
+  return api;
+}

@@ -1,0 +1,323 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { Server } from "node:http";
+import { createNodeWebSocket } from "@hono/node-ws";
+import type { Hono } from "hono";
+import type { WSContext } from "hono/ws";
+import { z } from "zod";
+import { InvalidCursorError, ToolNotFoundError } from "../../tools/errors.js";
+import type { ToolExecutor } from "../../tools/tool-executor.js";
+import type { ToolRegistry } from "../../tools/tool-registry.js";
+import { decisionsSchema, parseBody, startRunSchema } from "../runs-api/run-request-schemas.js";
+import type { RunService } from "../runs-api/run-service.js";
+import { badRequest, notFound, type RunsApiError } from "../runs-api/runs-api-errors.js";
+import { asRunsApiError } from "../runs-api/runs-routes.js";
+
+export interface WsApiOptions {
+  registry: ToolRegistry;
+  executor: ToolExecutor;
+  /** Runs over the socket (start, subscribe, decide, cancel); without it only the tool messages work. */
+  runs?: RunService;
+  /** When set, a socket must authenticate: Bearer header or `authenticate` at the upgrade, else `{type:"auth"}` first. */
+  token?: string;
+  /** Extra check of the upgrade request (the browser's session cookie); true = authenticated. */
+  authenticate?: (request: Request) => boolean;
+  /** Bytes the server may have queued for one socket; past this it closes the socket (1013). Default 4 MiB. */
+  maxBufferedBytes?: number;
+  /** Recorded as who decided, on decisions made over the socket. Default "websocket". */
+  decidedBy?: string;
+  /** How long a socket may stay unauthenticated. Default 10 s. */
+  authTimeoutMs?: number;
+}
+
+const messageSchema = z.looseObject({ id: z.union([z.string(), z.number()]).optional(), type: z.string() });
+const authSchema = z.looseObject({ token: z.string() });
+const toolsListSchema = z.looseObject({ cursor: z.string().optional(), category: z.string().optional() });
+const toolsCallSchema = z.looseObject({ name: z.string().min(1), arguments: z.unknown().optional() });
+const runIdSchema = z.looseObject({ runId: z.string().min(1) });
+const subscribeSchema = z.looseObject({
+  runId: z.string().min(1),
+  after: z.number().int().min(0).optional(),
+});
+
+/** Close codes: 1008 policy (authentication), 1013 try again later (the client does not keep up). */
+const POLICY_VIOLATION = 1008;
+const TRY_AGAIN_LATER = 1013;
+
+function digest(value: string): Buffer {
+  return createHash("sha256").update(value, "utf8").digest();
+}
+
+/** What a message's body is, without its envelope (id, type). */
+function payload(message: Record<string, unknown>): Record<string, unknown> {
+  const { id: _id, type: _type, ...rest } = message;
+  return rest;
+}
+
+class WsSession {
+  readonly #subscriptions = new Map<string, () => void>();
+  authenticated: boolean;
+  #closed = false;
+  readonly #authTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    readonly ws: WSContext,
+    readonly options: WsApiOptions,
+    authenticated: boolean,
+  ) {
+    this.authenticated = authenticated;
+    if (!authenticated) {
+      this.#authTimer = setTimeout(
+        () => this.close(POLICY_VIOLATION, "authenticate first: {type:'auth', token}"),
+        options.authTimeoutMs ?? 10_000,
+      );
+      this.#authTimer.unref?.();
+    }
+  }
+
+  /** Send, unless the socket already holds too much: then close it so the client reconnects and resubscribes. */
+  send(message: Record<string, unknown>): void {
+    if (this.#closed) return;
+    const raw = this.ws.raw as { bufferedAmount?: number } | undefined;
+    if ((raw?.bufferedAmount ?? 0) > (this.options.maxBufferedBytes ?? 4 * 1024 * 1024)) {
+      this.close(TRY_AGAIN_LATER, "send buffer full: reconnect and subscribe from your last seq");
+      return;
+    }
+    this.ws.send(JSON.stringify(message));
+  }
+
+  sendError(id: unknown, error: RunsApiError | { message: string; type: string; status: number }): void {
+    const body: Record<string, unknown> = {
+      type: "error",
+      error: { message: error.message, type: error.type, code: error.status },
+    };
+    if (id !== undefined) body.id = id;
+    this.send(body);
+  }
+
+  close(code: number, reason: string): void {
+    if (this.#closed) return;
+    this.ended();
+    this.ws.close(code, reason);
+  }
+
+  /** The socket is gone: drop every subscription. */
+  ended(): void {
+    this.#closed = true;
+    if (this.#authTimer) clearTimeout(this.#authTimer);
+    for (const unsubscribe of this.#subscriptions.values()) unsubscribe();
+    this.#subscriptions.clear();
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  async handle(text: string): Promise<void> {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      this.sendError(
+        undefined,
+        badRequest('Messages must be JSON objects like {"id": 1, "type": "tools/list"}.'),
+      );
+      return;
+    }
+    const envelope = messageSchema.safeParse(parsed);
+    if (!envelope.success) {
+      const id = (parsed as { id?: unknown } | null)?.id;
+      this.sendError(
+        typeof id === "string" || typeof id === "number" ? id : undefined,
+        badRequest('A message needs a string "type" (and may carry an "id" echoed in the reply).'),
+      );
+      return;
+    }
+    const { id, type } = envelope.data;
+    const body = payload(envelope.data);
+    if (!this.authenticated) {
+      if (type !== "auth") {
+        this.sendError(id, {
+          message: 'Authenticate first: {"type":"auth","token":"…"}.',
+          type: "authentication_error",
+          status: 401,
+        });
+        this.close(POLICY_VIOLATION, "not authenticated");
+        return;
+      }
+    }
+    try {
+      const result = await this.#dispatch(type, body);
+      const reply: Record<string, unknown> = { type: "result", result };
+      if (id !== undefined) reply.id = id;
+      this.send(reply);
+    } catch (error) {
+      const known = asRunsApiError(error) ?? asToolError(error);
+      if (known) {
+        this.sendError(id, known);
+        if (known.status === 401) this.close(POLICY_VIOLATION, "wrong token");
+      } else {
+        process.stderr.write(`toolbridge: WebSocket API: ${(error as Error)?.stack ?? String(error)}\n`);
+        this.sendError(id, {
+          message: "Internal error; see the server's log.",
+          type: "server_error",
+          status: 500,
+        });
+      }
+    }
+  }
+
+  async #dispatch(type: string, body: Record<string, unknown>): Promise<unknown> {
+    switch (type) {
+      case "auth":
+        return this.#auth(body);
+      case "tools/list": {
+        const options = parseBody(toolsListSchema, body, "tools/list");
+        return this.options.registry.list({
+          ...(options.cursor !== undefined ? { cursor: options.cursor } : {}),
+          ...(options.category !== undefined ? { category: options.category } : {}),
+        });
+      }
+      case "tools/call": {
+        const call = parseBody(toolsCallSchema, body, "tools/call");
+        return this.options.executor.call(call.name, call.arguments ?? {});
+      }
+      case "runs/start": {
+        const input = parseBody(startRunSchema, body, "run");
+        return this.#runs().start({
+          message: input.message,
+          ...(input.conversationId ? { conversationId: input.conversationId } : {}),
+          ...(input.model ? { model: input.model } : {}),
+          ...(input.toolChoice ? { toolChoice: input.toolChoice } : {}),
+          ...(input.limits ? { limits: input.limits } : {}),
+        });
+      }
+      case "runs/subscribe":
+        return this.#subscribe(parseBody(subscribeSchema, body, "runs/subscribe"));
+      case "runs/unsubscribe": {
+        const { runId } = parseBody(runIdSchema, body, "runs/unsubscribe");
+        this.#subscriptions.get(runId)?.();
+        return { runId, subscribed: this.#subscriptions.delete(runId) };
+      }
+      case "runs/get":
+        return this.#runs().getRun(parseBody(runIdSchema, body, "runs/get").runId);
+      case "runs/decide": {
+        const { runId } = parseBody(runIdSchema, body, "runs/decide");
+        const { decisions } = parseBody(decisionsSchema, { decisions: body.decisions }, "decisions");
+        return {
+          runId,
+          ...(await this.#runs().decide(runId, decisions, this.options.decidedBy ?? "websocket")),
+        };
+      }
+      case "runs/cancel":
+        return this.#runs().cancel(
+          parseBody(runIdSchema, body, "runs/cancel").runId,
+          this.options.decidedBy ?? "websocket",
+        );
+      default:
+        throw badRequest(
+          `Unknown message type "${type}". Known: auth, tools/list, tools/call, runs/start, runs/subscribe, runs/unsubscribe, runs/get, runs/decide, runs/cancel.`,
+        );
+    }
+  }
+
+  #runs(): RunService {
+    if (!this.options.runs) throw notFound("This server runs no agents: the runs/* messages are off.");
+    return this.options.runs;
+  }
+
+  #auth(body: Record<string, unknown>) {
+    const { token } = parseBody(authSchema, body, "auth");
+    const expected = this.options.token;
+    if (expected !== undefined && !timingSafeEqual(digest(token), digest(expected))) {
+      // A wrong token ends the socket (after this error is sent): guessing must cost a new connection each time.
+      throw Object.assign(new Error("Unauthorized: the token is wrong."), { isAuth: true });
+    }
+    this.authenticated = true;
+    if (this.#authTimer) clearTimeout(this.#authTimer);
+    return { authenticated: true };
+  }
+
+  async #subscribe({ runId, after }: { runId: string; after?: number | undefined }) {
+    const service = this.#runs();
+    this.#subscriptions.get(runId)?.();
+    this.#subscriptions.delete(runId);
+    const unsubscribe = await service.subscribe(runId, after ?? 0, ({ seq, event }) =>
+      this.send({ type: "run-event", runId, seq, event }),
+    );
+    if (this.closed) {
+      unsubscribe();
+      return { runId, subscribed: false };
+    }
+    this.#subscriptions.set(runId, unsubscribe);
+    // Approvals still open are sent again, even when the approval-requested event lies before `after`.
+    const pending = await service.pending(runId);
+    if (pending.length > 0) this.send({ type: "approval-requested", runId, calls: pending });
+    return { runId, subscribed: true };
+  }
+}
+
+function asToolError(error: unknown) {
+  if (error instanceof ToolNotFoundError) return notFound(error.message);
+  if (error instanceof InvalidCursorError) return badRequest(error.message);
+  if ((error as { isAuth?: boolean })?.isAuth)
+    return { message: (error as Error).message, type: "authentication_error", status: 401 };
+  return undefined;
+}
+
+/**
+ * The WebSocket API at `/ws`: JSON messages `{id?, type, …}` answered by `{id, type: "result", result}` or
+ * `{id, type: "error", error: {message, type, code}}`, and pushes (`tools/list_changed`, `run-event`,
+ * `approval-requested`). The app's guards (Host/Origin) run on the upgrade request like on any route. Returns what
+ * the HTTP server needs: `injectWebSocket(server)` once it exists, `close()` at shutdown.
+ */
+export function mountWsApi(app: Hono, options: WsApiOptions) {
+  const { upgradeWebSocket, injectWebSocket, wss } = createNodeWebSocket({ app });
+  const sessions = new Set<WsSession>();
+  const expected = options.token === undefined ? undefined : digest(options.token);
+  const unfollow = options.registry.onChange(() => {
+    for (const session of sessions) if (session.authenticated) session.send({ type: "tools/list_changed" });
+  });
+
+  app.get(
+    "/ws",
+    upgradeWebSocket((c) => {
+      const header = /^Bearer[ ]+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "");
+      const authenticated =
+        expected === undefined ||
+        (header !== null && timingSafeEqual(digest(header[1] as string), expected)) ||
+        options.authenticate?.(c.req.raw) === true;
+      let session: WsSession | undefined;
+      return {
+        onOpen(_event, ws) {
+          session = new WsSession(ws, options, authenticated);
+          sessions.add(session);
+        },
+        onMessage(event, ws) {
+          session ??= new WsSession(ws, options, authenticated);
+          if (typeof event.data !== "string") {
+            session.sendError(undefined, badRequest("Binary messages are not understood; send JSON text."));
+            return;
+          }
+          void session.handle(event.data);
+        },
+        onClose() {
+          if (session) {
+            session.ended();
+            sessions.delete(session);
+          }
+        },
+      };
+    }),
+  );
+
+  return {
+    injectWebSocket: (server: Server) => injectWebSocket(server),
+    async close() {
+      unfollow();
+      for (const session of sessions) session.close(1001, "server shutting down");
+      sessions.clear();
+      for (const client of wss.clients) client.terminate();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,76 @@
+/** `toolbridge serve` (the built bin) with the Runs API on a replay model: what a user starts. */
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLI_MAIN } from "../../helpers/run-cli.js";
+import { getJson, postJson, readSse, type SseEvent } from "./helpers.js";
+
+let dir: string;
+const children: ChildProcessWithoutNullStreams[] = [];
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "toolbridge-serve-runs-"));
+  await writeFile(
+    path.join(dir, "turns.jsonl"),
+    `${JSON.stringify({ calls: [{ name: "calculator", arguments: { expression: "6*7" } }] })}\n${JSON.stringify({ text: "It is 42." })}\n`,
+  );
+});
+afterAll(async () => {
+  for (const child of children) child.kill("SIGTERM");
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Start serve and resolve with the REST API and WebSocket URLs of its route list. */
+function serve(): Promise<{ child: ChildProcessWithoutNullStreams; api: string; ws: string }> {
+  const child = spawn(process.execPath, [CLI_MAIN, "serve", "--port", "0", "--db", "runs.db"], {
+    cwd: dir,
+    env: { ...process.env, NO_COLOR: "1", TOOLBRIDGE_MODEL: "replay:turns.jsonl" },
+  });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let out = "";
+    let err = "";
+    child.stderr.on("data", (chunk) => {
+      err += chunk;
+    });
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      const api = /REST API .*? (http:\/\/\S+)\/api\n/.exec(out);
+      const ws = /WebSocket API .*? (ws:\/\/\S+\/ws)\n/.exec(out);
+      if (api && ws) resolve({ child, api: api[1] as string, ws: ws[1] as string });
+    });
+    child.on("exit", (code) => reject(new Error(`serve exited ${code} first: ${err}`)));
+  });
+}
+
+function stopped(child: ChildProcessWithoutNullStreams): Promise<number | null> {
+  return new Promise((resolve) => {
+    child.once("exit", (code) => resolve(code));
+    child.kill("SIGTERM");
+  });
+}
+
+describe("toolbridge serve: Runs API", { timeout: 120_000 }, () => {
+  it("prints the API and WebSocket URLs, runs a run to its answer, and keeps runs and events across a restart", async () => {
+    const first = await serve();
+    expect(first.ws).toBe(`${first.api.replace("http", "ws")}/ws`);
+    const { runId } = (await postJson(`${first.api}/api/runs`, { message: "what is 6*7?" })).body;
+    const events: SseEvent[] = [];
+    await readSse(`${first.api}/api/runs/${runId}/events`, (e) => {
+      events.push(e);
+    });
+    expect(events.map((e) => e.event)).toContain("tool-result");
+    expect(events.at(-1)?.data).toMatchObject({ type: "run-finished", answer: "It is 42." });
+    expect(await stopped(first.child)).toBe(0);
+
+    const second = await serve();
+    expect((await getJson(`${second.api}/api/runs/${runId}`)).body).toMatchObject({ status: "finished" });
+    const replayed: SseEvent[] = [];
+    await readSse(`${second.api}/api/runs/${runId}/events`, (e) => {
+      replayed.push(e);
+    });
+    expect(replayed.map((e) => [e.id, e.data])).toEqual(events.map((e) => [e.id, e.data]));
+    expect(await stopped(second.child)).toBe(0);
+  });
+});
