@@ -160,7 +160,6 @@ async function overSse(dir: string) {
     store,
     events,
     executor,
-    agent: { redact: false },
   });
   const server = await startServer({ registry: executor.registry, executor, port: 0, runs: { service } });
   const latencies: number[] = [];

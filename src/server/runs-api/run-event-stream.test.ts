@@ -22,8 +22,7 @@ function service(turns: ReplayTurn[], chunkSize = 8) {
     },
     store: new InMemoryStore(),
     events: new InMemoryRunEventLog(),
-    executor: new ToolExecutor(tools.registry),
-    agent: { redact: false },
+    executor: new ToolExecutor(tools.registry, { redact: false }),
   });
   services.push(runs);
   return runs;

@@ -21,9 +21,8 @@ describe("RunService", () => {
       models: { names: () => ["replay"], defaultName: "replay", get: async () => createReplayModel(turns) },
       store: new InMemoryStore(),
       events: new InMemoryRunEventLog(),
-      executor: new ToolExecutor(tools.registry),
+      executor: new ToolExecutor(tools.registry, { redact: false }),
       approval: (call) => (call.name === "add" ? policy.add : undefined),
-      agent: { redact: false },
     });
     services.push(runs);
     const first = await runs.start({ message: "add" });
@@ -46,7 +45,7 @@ describe("RunService", () => {
       },
       store: new InMemoryStore(),
       events: new InMemoryRunEventLog(),
-      executor: new ToolExecutor(tools.registry),
+      executor: new ToolExecutor(tools.registry, { redact: false }),
     });
     services.push(runs);
     await expect(runs.start({ message: "x", toolChoice: { name: "nope" } })).rejects.toMatchObject({

@@ -45,8 +45,11 @@ export interface RunServiceOptions {
   executor: ToolExecutor;
   /** Per-tool approval policy, evaluated per call (so a change applies to the next call of the next run). */
   approval?: ApprovalPolicyConfig;
-  /** Further options every agent gets (system prompt, default limits, redaction …). */
-  agent?: Omit<AgentOptions, "model" | "tools" | "store" | "approval" | "onEvent" | "toolChoice">;
+  /** Further options every agent gets (system prompt, default limits …); redaction and result limits are the executor's. */
+  agent?: Omit<
+    AgentOptions,
+    "model" | "tools" | "store" | "approval" | "onEvent" | "toolChoice" | "redact" | "maxObservationChars"
+  >;
   /** Deletes a conversation's records (SqliteConversationEraser); without it, DELETE of a conversation is refused. */
   conversations?: { erase(conversationId: string): Promise<string[]> };
   /**

@@ -178,7 +178,7 @@ export async function openServer(
   const store = new SqliteStore(file);
   const events = new SqliteRunEventLog(store.db);
   const tools = options.tools ?? createTestTools();
-  const executor = new ToolExecutor(tools.registry);
+  const executor = new ToolExecutor(tools.registry, { redact: false });
   const service = new RunService({
     models: {
       names: () => ["replay", "slow"],
@@ -190,7 +190,6 @@ export async function openServer(
     events,
     executor,
     conversations: new SqliteConversationEraser(store.db),
-    agent: { redact: false },
   });
   const recovered = await service.recover();
   const server: RunningServer = await startServer({
