@@ -65,6 +65,26 @@ describe("WebSocket API", () => {
     expect((await byHeader.request(1, { type: "tools/list" })).type).toBe("result");
   });
 
+  it("a browser's session cookie (from POST /api/session) authenticates the upgrade; a forged one does not", async () => {
+    const s = await server({ token: TOKEN });
+    const signIn = await fetch(`${s.url}/api/session`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: s.url },
+      body: JSON.stringify({ token: TOKEN }),
+    });
+    expect(signIn.status).toBe(200);
+    const cookie = (signIn.headers.get("set-cookie") ?? "").split(";")[0] as string;
+    expect(cookie).toMatch(/^toolbridge_session=./);
+
+    const withCookie = await socket(s.ws, { cookie, origin: s.url });
+    expect((await withCookie.request(1, { type: "tools/list" })).type).toBe("result");
+
+    const forged = await socket(s.ws, { cookie: `${cookie.slice(0, -2)}xx`, origin: s.url });
+    expect(await forged.request(1, { type: "tools/list" })).toMatchObject({ type: "error" });
+    await forged.waitFor(() => forged.closed !== undefined).catch(() => {});
+    expect(forged.closed?.code).toBe(1008);
+  });
+
   it("answers malformed messages with an error and stays usable; lists and calls tools", async () => {
     const s = await server();
     const ws = await socket(s.ws);
