@@ -83,7 +83,7 @@ const MAX_SKIPPED_RAW = 4096;
  * closer/end marker. Emits call-start as soon as a name is known, argument deltas while arguments stream,
  * and call-end/parse-error as each value completes.
  */
-export class CallBodyRegion implements Region {
+export class CallBodyRegion implements Region, JsonScanHooks {
   private phase: Phase = "lead";
   private raw: string;
   /** Text of the value being read (it may grow by tiny pieces for megabytes: `[[[[…`). */
@@ -102,7 +102,6 @@ export class CallBodyRegion implements Region {
   private curText = "";
   private fenceOpen = false;
   private readonly valueStart: string;
-  private readonly hooks: JsonScanHooks;
   /** Returned while a value is still open (the engine reads a result at once and keeps none). */
   private readonly more: FeedResult = { pos: 0, done: false };
 
@@ -114,27 +113,34 @@ export class CallBodyRegion implements Region {
     this.valueStart = cfg.valueStart ?? "{[";
     if (cfg.namedCall) this.started.set(0, cfg.namedCall);
     this.fenceOpen = cfg.fenced === true;
-    const named = cfg.namedCall !== undefined;
-    this.hooks = {
-      isCallPath: (path) => (named ? false : (this.cfg.isCallPath?.(path) ?? false)),
-      onCallMember: (call) => this.maybeStart(call),
-      onArgsStart: (call, index) => {
-        this.maybeStart(call);
-        const s = this.started.get(call.ordinal + this.ordinalBase);
-        if (s) this.delta = { index: s.index, from: index };
-      },
-      onArgsEnd: (call, end) => {
-        const s = this.started.get(call.ordinal + this.ordinalBase);
-        if (s && this.delta && this.delta.index === s.index) {
-          this.ctx.emit({
-            type: "call-args-delta",
-            index: s.index,
-            text: this.curText.slice(this.delta.from, end),
-          });
-        }
-        this.delta = null;
-      },
-    };
+  }
+
+  // The scanner's hooks are methods of the region (it is passed as `JsonScanHooks`): a run of openers that turn
+  // out to be prose (`<tool><tool>…`) opens a region per opener, and four closures each were most of their cost.
+  isCallPath(path: JsonPath): boolean {
+    return this.cfg.namedCall !== undefined ? false : (this.cfg.isCallPath?.(path) ?? false);
+  }
+
+  onCallMember(call: CallObjectTrack): void {
+    this.maybeStart(call);
+  }
+
+  onArgsStart(call: CallObjectTrack, index: number): void {
+    this.maybeStart(call);
+    const s = this.started.get(call.ordinal + this.ordinalBase);
+    if (s) this.delta = { index: s.index, from: index };
+  }
+
+  onArgsEnd(call: CallObjectTrack, end: number): void {
+    const s = this.started.get(call.ordinal + this.ordinalBase);
+    if (s && this.delta && this.delta.index === s.index) {
+      this.ctx.emit({
+        type: "call-args-delta",
+        index: s.index,
+        text: this.curText.slice(this.delta.from, end),
+      });
+    }
+    this.delta = null;
   }
 
   feed(text: string, from: number, final: boolean): FeedResult {
@@ -337,7 +343,7 @@ export class CallBodyRegion implements Region {
     this.valueRaw = "";
     this.settledLength = 0;
     const named = this.cfg.namedCall;
-    this.scanner = this.cfg.createScanner(this.hooks, this.cfg.endMarker);
+    this.scanner = this.cfg.createScanner(this, this.cfg.endMarker);
     if (named) this.delta = { index: named.index, from: at };
   }
 
