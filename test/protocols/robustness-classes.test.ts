@@ -137,6 +137,15 @@ const WRITE_READ: Tool[] = [
   { name: "read", inputSchema: { type: "object" as const, properties: { path: { type: "string" } } } },
 ];
 const CALL = { id: "call_1", name: "get_weather", arguments: { city: "Paris", days: 3 } };
+const SECOND = { id: "call_2", name: "get_weather", arguments: { city: "Oslo", days: 1 } };
+
+/** One-shot, then streamed in 1-character and mixed chunks: every result must be `want`. */
+function expectEverywhere(p: ToolCallProtocol, text: string, want: ReturnType<typeof comparable>): void {
+  for (const sizes of [[text.length], [1], [3, 1, 7]]) {
+    const r = collectParseResult(streamed(p, text, sizes, { tools: TOOLS }));
+    expect({ text, sizes, got: comparable(r) }).toEqual({ text, sizes, got: want });
+  }
+}
 
 for (const [n, title] of Object.entries(CLASSES)) {
   const cls = Number(n);
@@ -170,9 +179,7 @@ for (const [n, title] of Object.entries(CLASSES)) {
       it.each(protocols.map((p) => [p.id, p] as const))(
         "%s: a string argument holding the format's own markup keeps both calls",
         (_id, p) => {
-          // Known gap, left open in issue 17's note: DSML's invoke and section closers inside a string value end the
-          // call there (the value after them is lost); its start markers inside a value are handled.
-          const closers = p.id === "deepseek_v3_2" ? [] : CLOSERS[p.id] ? [CLOSERS[p.id]!.trim()] : [];
+          const closers = CLOSERS[p.id] ? [CLOSERS[p.id]!.trim()] : [];
           const markup = [...p.callStartMarkers, ...closers];
           for (const m of markup) {
             const calls = [
@@ -231,6 +238,80 @@ for (const [n, title] of Object.entries(CLASSES)) {
               );
             expect({ cut, calls: fewerParams ? [] : calls }).toEqual({ cut, calls: [] });
           }
+        },
+      );
+    }
+
+    if (cls === 2) {
+      it.each(protocols.map((p) => [p.id, p] as const))(
+        "%s: a complete call followed by one cut off keeps the first and reports the second truncated",
+        (_id, p) => {
+          const full = p.renderAssistantTurn({ calls: [CALL, SECOND] });
+          const at = full.lastIndexOf("Oslo");
+          const first = { name: CALL.name, arguments: CALL.arguments };
+          // cut inside the second call's string value: `… get_weather(city="Os`
+          for (let k = at; k < at + 4; k++) {
+            expectEverywhere(p, full.slice(0, k), {
+              calls: [first],
+              content: "",
+              reasoning: "",
+              errors: 0,
+              truncated: true,
+            });
+          }
+        },
+      );
+
+      it.each([
+        ["pythonic", '[get_weather(city="Paris", days=3), get_weather('],
+        ["pythonic", '[get_weather(city="Paris", days=3), get_weather(city="Os'],
+        ["pythonic", '<|python_start|>get_weather(city="Paris", days=3), get_weather(city='],
+        ["lfm2", '<|tool_call_start|>[get_weather(city="Paris", days=3), get_weather('],
+        [
+          "granite",
+          '<|tool_call|>[{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}, {"name": "get_',
+        ],
+        [
+          "mistral_v3",
+          '[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}, {"na',
+        ],
+        [
+          "json_tool_calls",
+          '{"tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}, {',
+        ],
+      ] as const)("%s: %s keeps the complete call", (id, text) => {
+        expectEverywhere(getProtocol(id), text, {
+          calls: [{ name: CALL.name, arguments: CALL.arguments }],
+          content: "",
+          reasoning: "",
+          errors: 0,
+          truncated: true,
+        });
+      });
+    }
+
+    if (cls === 3) {
+      // Formats whose calls end in a closing tag: that tag repeated after the calls, or its start at the end of
+      // output (`</tool`), is markup — never content; prose after a stray tag still is.
+      it.each(protocols.filter((p) => CLOSERS[p.id]?.includes("<")).map((p) => [p.id, p] as const))(
+        "%s: a stray closing tag after a complete call list is not content",
+        (_id, p) => {
+          const full = p.renderAssistantTurn({ calls: [CALL, SECOND] }).trimEnd();
+          const closer = CLOSERS[p.id]!;
+          const tag = closer.slice(closer.lastIndexOf("<"));
+          const want = {
+            calls: [CALL, SECOND].map((c) => ({ name: c.name, arguments: c.arguments })),
+            content: "",
+            reasoning: "",
+            errors: 0,
+            truncated: false,
+          };
+          const strays = [tag, `${tag}\n${tag}`, `${tag}${tag.slice(0, 3)}`];
+          for (let k = 1; k < tag.length; k++) strays.push(tag.slice(0, k));
+          for (const stray of strays) {
+            for (const sep of ["", "\n"]) expectEverywhere(p, full + sep + stray, want);
+          }
+          expectEverywhere(p, `${full}\n${tag}\nDone.`, { ...want, content: "Done." });
         },
       );
     }

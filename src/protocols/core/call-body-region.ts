@@ -7,6 +7,7 @@ import {
 } from "./json-scanner.js";
 import { isWs, partialMarkerSuffix } from "./match-pattern.js";
 import type { EngineContext, FeedResult, Region } from "./stream-engine.js";
+import { TextPieces } from "./text-pieces.js";
 
 /** A resumable scanner over one bracketed value (JSON, a Python list, …). */
 export interface ValueScanner {
@@ -15,6 +16,11 @@ export interface ValueScanner {
   readonly end: number;
   /** A value cut off by the end of output can be completed with closers alone (repairable, not truncated). */
   readonly callsSettled: boolean;
+  /**
+   * Index in the text of the last `scan` just after the last call of the value that closed there, or -1: a list
+   * cut off inside its second call still has a complete first one (`[f(a=1), g(`).
+   */
+  readonly callEndAt?: number;
 }
 
 /** One call object of a body, in order (its ordinal). */
@@ -77,42 +83,25 @@ const MAX_SKIPPED_RAW = 4096;
  * closer/end marker. Emits call-start as soon as a name is known, argument deltas while arguments stream,
  * and call-end/parse-error as each value completes.
  */
-export class CallBodyRegion implements Region {
+export class CallBodyRegion implements Region, JsonScanHooks {
   private phase: Phase = "lead";
   private raw: string;
-  /** Text of the value being read, in pieces: one long rope of tiny strings costs more than an array. */
-  private valueParts: string[] = [];
-  /**
-   * Earlier pieces, joined a thousand at a time: a value that never closes (`[[[[…` for megabytes) would
-   * otherwise keep a million tiny strings alive, and the collector's cost grows faster than the text.
-   */
-  private valueBlocks: string[] = [];
+  /** Text of the value being read (it may grow by tiny pieces for megabytes: `[[[[…`). */
+  private readonly value = new TextPieces();
   private get valueRaw(): string {
-    if (this.valueBlocks.length > 0) {
-      this.valueParts = [this.valueBlocks.join("") + this.valueParts.join("")];
-      this.valueBlocks = [];
-    } else if (this.valueParts.length > 1) this.valueParts = [this.valueParts.join("")];
-    return this.valueParts.length > 0 ? this.valueParts[0]! : "";
+    return this.value.toString();
   }
   private set valueRaw(v: string) {
-    this.valueParts = v === "" ? [] : [v];
-    this.valueBlocks = [];
-  }
-  private addPart(piece: string): void {
-    const parts = this.valueParts;
-    parts.push(piece);
-    if (parts.length >= 1024) {
-      this.valueBlocks.push(parts.join(""));
-      this.valueParts = [];
-    }
+    this.value.set(v);
   }
   private scanner: ValueScanner | null = null;
+  /** Length of the value up to the end of its last complete call (0: none yet). */
+  private settledLength = 0;
   private started = new Map<number, { index: number; id: string }>();
   private delta: { index: number; from: number } | null = null;
   private curText = "";
   private fenceOpen = false;
   private readonly valueStart: string;
-  private readonly hooks: JsonScanHooks;
   /** Returned while a value is still open (the engine reads a result at once and keeps none). */
   private readonly more: FeedResult = { pos: 0, done: false };
 
@@ -124,27 +113,34 @@ export class CallBodyRegion implements Region {
     this.valueStart = cfg.valueStart ?? "{[";
     if (cfg.namedCall) this.started.set(0, cfg.namedCall);
     this.fenceOpen = cfg.fenced === true;
-    const named = cfg.namedCall !== undefined;
-    this.hooks = {
-      isCallPath: (path) => (named ? false : (this.cfg.isCallPath?.(path) ?? false)),
-      onCallMember: (call) => this.maybeStart(call),
-      onArgsStart: (call, index) => {
-        this.maybeStart(call);
-        const s = this.started.get(call.ordinal + this.ordinalBase);
-        if (s) this.delta = { index: s.index, from: index };
-      },
-      onArgsEnd: (call, end) => {
-        const s = this.started.get(call.ordinal + this.ordinalBase);
-        if (s && this.delta && this.delta.index === s.index) {
-          this.ctx.emit({
-            type: "call-args-delta",
-            index: s.index,
-            text: this.curText.slice(this.delta.from, end),
-          });
-        }
-        this.delta = null;
-      },
-    };
+  }
+
+  // The scanner's hooks are methods of the region (it is passed as `JsonScanHooks`): a run of openers that turn
+  // out to be prose (`<tool><tool>…`) opens a region per opener, and four closures each were most of their cost.
+  isCallPath(path: JsonPath): boolean {
+    return this.cfg.namedCall !== undefined ? false : (this.cfg.isCallPath?.(path) ?? false);
+  }
+
+  onCallMember(call: CallObjectTrack): void {
+    this.maybeStart(call);
+  }
+
+  onArgsStart(call: CallObjectTrack, index: number): void {
+    this.maybeStart(call);
+    const s = this.started.get(call.ordinal + this.ordinalBase);
+    if (s) this.delta = { index: s.index, from: index };
+  }
+
+  onArgsEnd(call: CallObjectTrack, end: number): void {
+    const s = this.started.get(call.ordinal + this.ordinalBase);
+    if (s && this.delta && this.delta.index === s.index) {
+      this.ctx.emit({
+        type: "call-args-delta",
+        index: s.index,
+        text: this.curText.slice(this.delta.from, end),
+      });
+    }
+    this.delta = null;
   }
 
   feed(text: string, from: number, final: boolean): FeedResult {
@@ -155,7 +151,8 @@ export class CallBodyRegion implements Region {
       const st = scanner.scan(text, from, final);
       if (st === "more") {
         const end = scanner.end;
-        if (end > from) this.addPart(from === 0 && end === text.length ? text : text.slice(from, end));
+        this.noteCallEnd(from);
+        if (end > from) this.value.push(from === 0 && end === text.length ? text : text.slice(from, end));
         this.flushDelta(end);
         this.more.pos = text.length;
         return this.more;
@@ -171,7 +168,8 @@ export class CallBodyRegion implements Region {
    */
   private afterScan(text: string, i: number, st: ScanStatus): FeedResult | null {
     const end = this.scanner!.end;
-    if (end > i) this.addPart(text.slice(i, end));
+    this.noteCallEnd(i);
+    if (end > i) this.value.push(text.slice(i, end));
     this.flushDelta(end);
     if (st === "more") return { pos: text.length, done: false };
     if (st === "hold") return { pos: end, done: false };
@@ -312,11 +310,22 @@ export class CallBodyRegion implements Region {
       return;
     }
     if (this.phase === "trail") return;
+    if (this.phase === "value" && this.settledLength > 0) {
+      // `[f(a=1), g(`: the complete calls stand, the one cut off is reported truncated (never dropped silently).
+      const all = this.valueRaw;
+      this.valueRaw = all.slice(0, this.settledLength);
+      this.finishValue(true, false, all.slice(this.settledLength));
+      return;
+    }
     const raw = this.raw + this.valueRaw;
     const indexes = [...this.started.values()].map((s) => s.index);
-    const message = `the output ended inside a call (${this.cfg.what} is incomplete), so it was not run; send the complete call as ${this.cfg.example}`;
+    const message = this.cutMessage();
     if (indexes.length === 0) this.ctx.emit({ type: "truncated", raw, message });
     for (const index of indexes) this.ctx.emit({ type: "truncated", index, raw, message });
+  }
+
+  private cutMessage(): string {
+    return `the output ended inside a call (${this.cfg.what} is incomplete), so it was not run; send the complete call as ${this.cfg.example}`;
   }
 
   /** Whitespace before a possible fence/value is offered again with the next chunk. */
@@ -324,10 +333,17 @@ export class CallBodyRegion implements Region {
     return { pos: i, done: false };
   }
 
+  /** Before the value takes in what the last `scan` from `from` read: where a call in it closed. */
+  private noteCallEnd(from: number): void {
+    const at = this.scanner!.callEndAt ?? -1;
+    if (at >= from) this.settledLength = this.value.length + (at - from);
+  }
+
   private startValue(at: number): void {
     this.valueRaw = "";
+    this.settledLength = 0;
     const named = this.cfg.namedCall;
-    this.scanner = this.cfg.createScanner(this.hooks, this.cfg.endMarker);
+    this.scanner = this.cfg.createScanner(this, this.cfg.endMarker);
     if (named) this.delta = { index: named.index, from: at };
   }
 
@@ -357,7 +373,7 @@ export class CallBodyRegion implements Region {
    * and the value is not a call at all in a region that gives such text back (nothing of it was announced):
    * prose like `[see f(x)]` then comes out exactly as written.
    */
-  private finishValue(closedEarly: boolean, mayRevert = false): boolean {
+  private finishValue(closedEarly: boolean, mayRevert = false, cutOff?: string): boolean {
     const valueRaw = this.valueRaw;
     this.raw += valueRaw;
     const outcome = this.cfg.decode(valueRaw, this.ctx);
@@ -398,9 +414,19 @@ export class CallBodyRegion implements Region {
           this.ctx.emit({ type: item.kind, text: item.text });
         }
       });
-      // Calls that began but did not survive decoding are closed with an error.
+      // Calls that began but did not survive decoding are closed with an error; after `cutOff` (the rest of a
+      // value the output ended in) they are truncated.
+      let truncated = false;
       for (const [key, s] of this.started) {
-        if (key >= base + outcome.items.length) {
+        if (key >= base + outcome.items.length && cutOff !== undefined) {
+          truncated = true;
+          this.ctx.emit({
+            type: "truncated",
+            index: s.index,
+            raw: valueRaw + cutOff,
+            message: this.cutMessage(),
+          });
+        } else if (key >= base + outcome.items.length) {
           this.ctx.emit({
             type: "parse-error",
             index: s.index,
@@ -409,6 +435,8 @@ export class CallBodyRegion implements Region {
           });
         }
       }
+      if (cutOff !== undefined && !truncated)
+        this.ctx.emit({ type: "truncated", raw: valueRaw + cutOff, message: this.cutMessage() });
     }
     const decoded = "items" in outcome ? outcome.items.length : 0;
     this.ordinalBase = Math.max(base + decoded, this.maxStarted());

@@ -76,6 +76,8 @@ export class JsonScanner {
   /** Containers open beyond `MAX_FRAMES`. */
   private deep = 0;
   end = 0;
+  /** Index in the last scanned text just after the last call object that closed there, or -1. */
+  callEndAt = -1;
 
   constructor(
     private readonly hooks: JsonScanHooks,
@@ -111,6 +113,7 @@ export class JsonScanner {
     const stopCode = stop ? stop.charCodeAt(0) : -1;
     let capStart = from;
     let i = from;
+    this.callEndAt = -1;
     while (i < n) {
       let c = text.charCodeAt(i);
       if (this.inString) {
@@ -151,7 +154,10 @@ export class JsonScanner {
             break;
           }
           const f = this.frames.pop();
-          if (f?.call) this.openCalls--;
+          if (f?.call) {
+            this.openCalls--;
+            this.callEndAt = i + 1;
+          }
           if (f?.argsOf) {
             f.argsOf.argsOpen = false;
             f.argsOf.argsClosed = true;

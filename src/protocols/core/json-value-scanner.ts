@@ -19,6 +19,9 @@ export class JsonValueScanner implements ValueScanner {
   get callsSettled(): boolean {
     return this.mode === "container" && this.inner.callsSettled;
   }
+  get callEndAt(): number {
+    return this.mode === "container" ? this.inner.callEndAt : -1;
+  }
 
   scan(text: string, from: number, final: boolean): ScanStatus {
     let i = from;

@@ -20,6 +20,8 @@ export class PythonScanner implements ValueScanner {
   /** The call whose `(` was seen, until its first keyword argument announces it. */
   private pendingCall: CallObjectTrack | null = null;
   end = 0;
+  /** Index in the last scanned text just after the last call that closed there (`f(…)` at list level), or -1. */
+  callEndAt = -1;
 
   /** `bare`: the calls are not inside `[…]` (e.g. between `<|python_start|>` and `<|python_end|>`). */
   constructor(
@@ -39,6 +41,7 @@ export class PythonScanner implements ValueScanner {
   scan(text: string, from: number, final: boolean): ScanStatus {
     const n = text.length;
     const stop = this.stopMarker;
+    this.callEndAt = -1;
     for (let i = from; i < n; i++) {
       const c = text.charCodeAt(i);
       if (this.quote !== 0) {
@@ -113,6 +116,7 @@ export class PythonScanner implements ValueScanner {
       } else if (c === 41 || c === 93 || c === 125) {
         this.depth--;
         this.ident = "";
+        if (c === 41 && this.depth === 1 && this.sawCall) this.callEndAt = i + 1;
         if (this.depth <= 0) {
           this.end = i + 1;
           return "done";

@@ -1,5 +1,6 @@
 import { partialMarkerSuffix } from "./match-pattern.js";
 import type { EngineContext, FeedResult, Region } from "./stream-engine.js";
+import { TextPieces } from "./text-pieces.js";
 
 /** A marker that ends a raw-text call; `consume: false` leaves it for the content scanner (e.g. the next `>>>`). */
 export interface RawTextEnd {
@@ -25,7 +26,7 @@ export interface RawTextCallConfig {
  * The text is trimmed; whitespace-only text is no call at all.
  */
 export class RawTextCallRegion implements Region {
-  private body = "";
+  private readonly body = new TextPieces();
   private ended = false;
   private index = -1;
 
@@ -69,7 +70,7 @@ export class RawTextCallRegion implements Region {
 
   /** The call starts (name known) with the first non-blank character of its text. */
   private append(s: string): void {
-    this.body += s;
+    this.body.push(s);
     if (this.index < 0 && /\S/.test(s)) this.index = this.ctx.startCall(this.cfg.name).index;
   }
 
@@ -77,7 +78,8 @@ export class RawTextCallRegion implements Region {
     if (this.ended) return;
     this.ended = true;
     if (this.index < 0) return;
-    const call = { id: "", name: this.cfg.name, arguments: { [this.cfg.argName]: this.body.trim() } };
-    this.ctx.endCall(this.index, call, this.cfg.opener + this.body + closer, false);
+    const body = this.body.toString();
+    const call = { id: "", name: this.cfg.name, arguments: { [this.cfg.argName]: body.trim() } };
+    this.ctx.endCall(this.index, call, this.cfg.opener + body + closer, false);
   }
 }

@@ -103,10 +103,22 @@ class FencedRegion implements Region {
   }
 }
 
+/** A start rule as the content scanner tries it: with the literal its pattern begins with ("" if none). */
+interface Candidate {
+  rule: StartRule;
+  lead: string;
+}
+
 export interface StreamParserSpec {
   rules: readonly StartRule[];
   /** A region to start in, given the prompt's prefix (e.g. reasoning after `<think>`). */
   initialRegion?(ctx: EngineContext, prefix: string): Region | null;
+  /**
+   * The format's closing markup (`</tool_call>`, `<|tool_calls_section_end|>`): right after a region that ended a
+   * call (whitespace between), a repeat of it, or the start of one cut off by the end of output (`</tool`), is
+   * markup, not content — it is dropped.
+   */
+  strayClosers?: readonly string[];
 }
 
 /**
@@ -128,8 +140,8 @@ export class StreamParser implements ToolCallParser {
    */
   private out: ParserEvent[] | null = null;
   /** Start rules by the code unit a match begins with: ASCII in a table, anything else in a map. */
-  private readonly asciiRules: (StartRule[] | undefined)[] = [];
-  private readonly otherRules = new Map<number, StartRule[]>();
+  private readonly asciiRules: (Candidate[] | undefined)[] = [];
+  private readonly otherRules = new Map<number, Candidate[]>();
   /** The only character any rule starts with, or "" when there are several (or none). */
   private readonly soleFirst: string = "";
   private readonly soleFirstCode: number = -1;
@@ -137,6 +149,12 @@ export class StreamParser implements ToolCallParser {
   private readonly asciiFirst = new Uint8Array(128);
   private readonly hasRules: boolean;
   private callCount = 0;
+  /** `call-end` events so far, and their count when the open region began. */
+  private callEnds = 0;
+  private callEndsAtOpen = 0;
+  /** A region that ended a call just closed: a stray closer may follow (`spec.strayClosers`). */
+  private afterCall = false;
+  private readonly strayClosers: readonly string[];
   private ended = false;
   private readonly ctx: EngineContext;
 
@@ -148,10 +166,11 @@ export class StreamParser implements ToolCallParser {
       // By UTF-16 code unit: that is what the content scanner compares.
       for (let k = 0; k < rule.first.length; k++) {
         const c = rule.first.charCodeAt(k);
-        if (firsts.has(c) && this.rulesFor(c)?.includes(rule)) continue;
+        if (firsts.has(c) && this.rulesFor(c)?.some((x) => x.rule === rule)) continue;
         firsts.add(c);
         const list = this.rulesFor(c) ?? [];
-        list.push(rule);
+        const first = rule.pattern[0];
+        list.push({ rule, lead: typeof first === "string" ? first : "" });
         if (c < 128) {
           this.asciiRules[c] = list;
           this.asciiFirst[c] = 1;
@@ -159,6 +178,7 @@ export class StreamParser implements ToolCallParser {
       }
     }
     this.hasRules = firsts.size > 0;
+    this.strayClosers = spec.strayClosers ?? [];
     if (firsts.size === 1) {
       this.soleFirstCode = [...firsts][0]!;
       this.soleFirst = String.fromCharCode(this.soleFirstCode);
@@ -176,6 +196,7 @@ export class StreamParser implements ToolCallParser {
         return { index, id: callId };
       },
       endCall: (index, call, raw, repaired) => {
+        this.callEnds++;
         this.emit({
           type: "call-end",
           index,
@@ -193,6 +214,7 @@ export class StreamParser implements ToolCallParser {
     if (
       this.region === null &&
       this.pending.length === 0 &&
+      !this.afterCall &&
       this.out === null &&
       this.nextCandidate(chunk, 0) < 0
     ) {
@@ -218,7 +240,7 @@ export class StreamParser implements ToolCallParser {
     return events;
   }
 
-  private rulesFor(c: number): StartRule[] | undefined {
+  private rulesFor(c: number): Candidate[] | undefined {
     return c < 128 ? this.asciiRules[c] : this.otherRules.get(c);
   }
 
@@ -296,6 +318,7 @@ export class StreamParser implements ToolCallParser {
         pos = r.pos;
         if (r.done) {
           this.region = null;
+          this.afterCall = this.callEnds > this.callEndsAtOpen && this.strayClosers.length > 0;
           continue;
         }
         if (final) {
@@ -319,14 +342,51 @@ export class StreamParser implements ToolCallParser {
   }
 
   /**
+   * Right after a call: drops a stray closer at `pos` (after whitespace, which stays content). Returns where
+   * content goes on, or `-(i+1)` to hold back from `i` while the text there may still become one.
+   */
+  private skipStrayCloser(text: string, pos: number, final: boolean): number {
+    const n = text.length;
+    let j = pos;
+    while (j < n && isWs(text.charCodeAt(j)) && j - pos < 64) j++;
+    if (j === n && !final && j - pos < 64) return pos; // only whitespace yet: look again at the next chunk
+    this.afterCall = false;
+    for (const closer of this.strayClosers) {
+      if (text.startsWith(closer, j)) {
+        this.emitContent(text.slice(pos, j));
+        this.afterCall = true; // `</tool_call></tool_call></tool`: each is dropped
+        return j + closer.length;
+      }
+    }
+    for (const closer of this.strayClosers) {
+      if (j < n && n - j < closer.length && closer.startsWith(text.slice(j))) {
+        this.emitContent(text.slice(pos, j));
+        if (final) return n; // output ended inside the closer: `</tool`
+        this.afterCall = true;
+        return -(j + 1);
+      }
+    }
+    return pos;
+  }
+
+  /**
    * Emits content from `pos` up to the next region start and opens it. Returns where to continue, or
    * `-(i+1)` when text from `i` must be held back because it may still become a marker.
    */
   private scanContent(text: string, pos: number, final: boolean): number {
+    while (this.afterCall) {
+      const at = this.skipStrayCloser(text, pos, final);
+      if (at < 0) return at;
+      if (at === pos) break;
+      pos = at;
+    }
     for (let i = this.nextCandidate(text, pos); i >= 0; i = this.nextCandidate(text, i + 1)) {
       const rules = this.rulesFor(text.charCodeAt(i))!;
       for (let k = 0; k < rules.length; k++) {
-        const rule = rules[k]!;
+        const { rule, lead } = rules[k]!;
+        // Most candidates (a `<` in prose, a run of `<<<<`) fail on the rule's leading literal: rejected here
+        // without the pattern matcher's allocations.
+        if (lead !== "" && !mayStartWith(text, i, lead, final)) continue;
         const res: MatchResult = matchPattern(text, i, rule.pattern, final);
         if (res.status === "partial") {
           this.emitContent(text.slice(pos, i));
@@ -335,6 +395,7 @@ export class StreamParser implements ToolCallParser {
         if (res.status === "match") {
           this.emitContent(text.slice(pos, i));
           const bodyAt = res.marks.body ?? res.end;
+          this.callEndsAtOpen = this.callEnds;
           this.region = rule.open(this.ctx, { text: text.slice(i, bodyAt), captures: res.captures });
           return bodyAt;
         }
@@ -343,4 +404,12 @@ export class StreamParser implements ToolCallParser {
     this.emitContent(pos === 0 ? text : text.slice(pos));
     return text.length;
   }
+}
+
+/** Can `lead` be at `i`: it is there, or the text ends inside it (and more may come)? Its first char matched. */
+function mayStartWith(text: string, i: number, lead: string, final: boolean): boolean {
+  const avail = text.length - i;
+  const len = Math.min(avail, lead.length);
+  for (let k = 1; k < len; k++) if (text.charCodeAt(i + k) !== lead.charCodeAt(k)) return false;
+  return avail >= lead.length || !final;
 }

@@ -108,6 +108,13 @@ export class TaggedCallRegion implements Region {
   private value = "";
   private repaired = false;
   private readonly terminators: Terminator[];
+  /**
+   * What ends a value its tag marked a plain string (`isStringParam`): only the parameter's own closing tag (or,
+   * recovering a missing one, the next parameter's tag) — call and section closers inside it are its text.
+   */
+  private readonly stringTerminators: Terminator[];
+  /** The output ended inside a string value: it is read once more as if it were not one (see `finish`). */
+  private stringsRelaxed = false;
   /** Tags that end a name even when its end marker is missing (a `<` elsewhere may be part of a GLM key). */
   private readonly nameStops: string[];
   /** per terminator, its next index in the text being scanned (reused between calls) */
@@ -138,6 +145,7 @@ export class TaggedCallRegion implements Region {
       ...(s.valueOpen ? [s.valueOpen] : []),
       ...(s.sectionClose ? [s.sectionClose] : []),
     ];
+    this.stringTerminators = this.terminators.filter((t) => t.action === "param" || t.action === "next");
     if (s.sectionClose && s.sectionClose !== s.callClose) {
       this.terminators.push({ marker: s.sectionClose, follows: [s.sectionOpen], action: "section" });
     }
@@ -299,7 +307,8 @@ export class TaggedCallRegion implements Region {
           continue;
         }
         case "value": {
-          const r = this.scanValue(text, i, final);
+          const inString = !this.stringsRelaxed && this.stringKeys.has(this.key);
+          const r = this.scanValue(text, i, final, inString ? this.stringTerminators : this.terminators);
           this.value += text.slice(i, r.pos);
           i = this.take(text, i, r.pos);
           if (!r.term) return { pos: i, done: false };
@@ -347,6 +356,21 @@ export class TaggedCallRegion implements Region {
       return;
     }
     if (this.state === "fence" || (this.state === "between" && this.calls > 0)) return;
+    if (this.state === "value" && !this.stringsRelaxed && this.stringKeys.has(this.key)) {
+      // A string value never closed: its parameter tag is missing, so the closers in it were structure after all
+      // (as in formats without string values). Read it again that way.
+      this.stringsRelaxed = true;
+      const text = this.value;
+      this.value = "";
+      this.raw = this.raw.slice(0, this.raw.length - text.length);
+      const r = this.feed(text, 0, true);
+      if (r.done) {
+        if (r.pos < text.length) this.ctx.emit({ type: "content", text: text.slice(r.pos) });
+        return;
+      }
+      this.finish();
+      return;
+    }
     const cur = this.current;
     const message = `the output ended inside a call (${this.syn.what} is incomplete), so it was not run; send the complete call as ${this.syn.example}`;
     if (cur)
@@ -417,10 +441,16 @@ export class TaggedCallRegion implements Region {
    * Finds where the value ends: a closing tag counts only when what follows it (after whitespace) is more
    * structure, or the end of output — so values may contain the format's own closing tags.
    */
-  private scanValue(text: string, i: number, final: boolean): { pos: number; term: Terminator | null } {
+  private scanValue(
+    text: string,
+    i: number,
+    final: boolean,
+    terminators: readonly Terminator[],
+  ): { pos: number; term: Terminator | null } {
     const n = text.length;
     const next = this.next;
-    for (let t = 0; t < this.terminators.length; t++) next[t] = text.indexOf(this.terminators[t]!.marker, i);
+    next.length = terminators.length;
+    for (let t = 0; t < terminators.length; t++) next[t] = text.indexOf(terminators[t]!.marker, i);
     for (;;) {
       let best = -1;
       for (let t = 0; t < next.length; t++) {
@@ -430,10 +460,10 @@ export class TaggedCallRegion implements Region {
       if (best === -1) {
         let hold = 0;
         if (!final)
-          for (const t of this.terminators) hold = Math.max(hold, partialMarkerSuffix(text, i, t.marker));
+          for (const t of terminators) hold = Math.max(hold, partialMarkerSuffix(text, i, t.marker));
         return { pos: n - hold, term: null };
       }
-      const term = this.terminators[best]!;
+      const term = terminators[best]!;
       const idx = next[best]!;
       const wsFrom = idx + term.marker.length;
       let k = wsFrom;

@@ -151,6 +151,7 @@ export const apertusProtocol: ToolCallProtocol = {
               }),
           },
         ],
+        strayClosers: [SUFFIX],
         initialRegion: (ctx, prefix) =>
           reasoningPrefix(INNER_PREFIX, INNER_SUFFIX)(ctx, prefix) ?? reasoningPrefix()(ctx, prefix),
       },

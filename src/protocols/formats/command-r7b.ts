@@ -109,6 +109,7 @@ export const commandR7bProtocol: ToolCallProtocol = {
           dropRule(END_ACTION),
           dropRule(END_OF_TURN),
         ],
+        strayClosers: [END_ACTION],
         initialRegion: (ctx, prefix) => cohereReasoning(ctx, prefix) ?? thinkReasoning(ctx, prefix),
       },
       opts,

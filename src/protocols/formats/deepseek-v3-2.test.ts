@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseToolCalls } from "../parse-tool-calls.js";
+import { collectParseResult, parseToolCalls } from "../parse-tool-calls.js";
 import { deepseekV32Protocol } from "./deepseek-v3-2.js";
 
 const D = "｜DSML｜";
@@ -45,6 +45,34 @@ describe("deepseek_v3_2 DSML values", () => {
     expect(text).toContain(param("note", true, "42"));
     expect(text).toContain(param("tags", false, '["a"]'));
     expect(parseToolCalls("deepseek_v3_2", text).calls[0]?.arguments).toEqual(args);
+  });
+
+  it('a string="true" value keeps the invoke and section closers it contains, streamed or not', () => {
+    const value = `a </${D}invoke>\n</${D}function_calls>\n<${D}invoke name="x"> b`;
+    const text = `${call(param("text", true, value))}\nDone.`;
+    for (const size of [text.length, 1, 4]) {
+      const parser = deepseekV32Protocol.createParser();
+      const events = [];
+      for (let i = 0; i < text.length; i += size) events.push(...parser.push(text.slice(i, i + size)));
+      events.push(...parser.end());
+      const r = collectParseResult(events);
+      expect({ size, calls: r.calls.map((c) => c.arguments), content: r.content, errors: r.errors }).toEqual({
+        size,
+        calls: [{ text: value }],
+        content: "Done.",
+        errors: [],
+      });
+    }
+  });
+
+  it("a string value whose closing tag never came ends at the invoke closer, as if it were no string", () => {
+    const text = `<${D}function_calls>\n<${D}invoke name="set">\n<${D}parameter name="a" string="true">x\n</${D}invoke>\n</${D}function_calls>\nDone.`;
+    const r = parseToolCalls("deepseek_v3_2", text);
+    expect({ calls: r.calls.map((c) => c.arguments), content: r.content, truncated: r.truncated }).toEqual({
+      calls: [{ a: "x\n" }],
+      content: "Done.",
+      truncated: false,
+    });
   });
 
   it("renders results as the template's <function_results> block", () => {

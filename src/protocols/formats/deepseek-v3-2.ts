@@ -107,6 +107,8 @@ export const deepseekV32Protocol: ToolCallProtocol = {
     return `<function_results>\n${items}\n</function_results>`;
   },
   createParser(opts) {
-    return createThinkingParser([dropRule(EOS), ...taggedSectionRules(SYNTAX)], opts);
+    return createThinkingParser([dropRule(EOS), ...taggedSectionRules(SYNTAX)], opts, {
+      strayClosers: [SYNTAX.sectionClose!, SYNTAX.callClose],
+    });
   },
 };

@@ -89,7 +89,7 @@ function createDeepSeekParser(example: string) {
       dropRule(CALL_END),
       dropRule(EOS),
     ];
-    return createThinkingParser(rules, opts);
+    return createThinkingParser(rules, opts, { strayClosers: [CALLS_END, CALL_END] });
   };
 }
 

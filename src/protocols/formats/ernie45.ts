@@ -35,6 +35,7 @@ export const ernie45Protocol: ToolCallProtocol = {
     return createThinkingParser(
       [hermesJsonCallRule(), dropRule("</tool_call>"), dropRule("<response>"), dropRule("</response>")],
       opts,
+      { strayClosers: ["</tool_call>"] },
     );
   },
 };

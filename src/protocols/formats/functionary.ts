@@ -102,6 +102,7 @@ export const functionaryV31Protocol: ToolCallProtocol = {
     return createThinkingParser(
       [dropRule("<|eom_id|>"), dropRule("<|eot_id|>"), functionTagRule(), pythonTagRule()],
       opts,
+      { strayClosers: ["</function>"] },
     );
   },
 };

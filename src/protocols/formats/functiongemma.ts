@@ -1,13 +1,12 @@
 import { dropRule } from "../core/reasoning-region.js";
 import type { ToolCallProtocol } from "../protocol.js";
-import { extraInstructionLines, oneCallOnlyLines } from "../render/catalogue-option-lines.js";
 import {
   type GemmaCallTokens,
   gemmaCallRules,
   renderGemmaCall,
-  renderGemmaDeclaration,
   renderGemmaResults,
 } from "./shared-gemma-call-syntax.js";
+import { renderGemmaCatalogue } from "./shared-gemma-catalogue.js";
 import { createThinkingParser } from "./shared-thinking-parser.js";
 
 const TOKENS: GemmaCallTokens = {
@@ -36,11 +35,10 @@ export const functionGemmaProtocol: ToolCallProtocol = {
   callStartMarkers: [TOKENS.callStart],
   callBody: "text",
   renderCatalogue(tools, opts) {
-    return [
-      `You are a model that can do function calling with the following functions${tools.map((t) => renderGemmaDeclaration(t, TOKENS)).join("")}`,
-      ...oneCallOnlyLines(opts, "Call at most one function per turn."),
-      ...extraInstructionLines(opts),
-    ].join("\n");
+    return renderGemmaCatalogue(tools, opts, TOKENS, {
+      intro: "You are a model that can do function calling with the following functions",
+      oneCallOnly: "Call at most one function per turn.",
+    });
   },
   renderAssistantTurn({ content, calls }) {
     return `${calls.map((c) => renderGemmaCall(c, TOKENS)).join("")}${content?.trim() ?? ""}`;
@@ -52,6 +50,7 @@ export const functionGemmaProtocol: ToolCallProtocol = {
     return createThinkingParser(
       [dropRule("<end_of_turn>"), dropRule(TOKENS.callEnd), ...gemmaCallRules(TOKENS)],
       opts,
+      { strayClosers: [TOKENS.callEnd] },
     );
   },
 };

@@ -1,14 +1,13 @@
 import { dropRule, reasoningPrefix, reasoningRule } from "../core/reasoning-region.js";
 import { StreamParser } from "../core/stream-engine.js";
 import type { ToolCallProtocol } from "../protocol.js";
-import { extraInstructionLines, oneCallOnlyLines } from "../render/catalogue-option-lines.js";
 import {
   type GemmaCallTokens,
   gemmaCallRules,
   renderGemmaCall,
-  renderGemmaDeclaration,
   renderGemmaResults,
 } from "./shared-gemma-call-syntax.js";
+import { renderGemmaCatalogue } from "./shared-gemma-catalogue.js";
 
 const TOKENS: GemmaCallTokens = {
   callStart: "<|tool_call>",
@@ -39,12 +38,11 @@ export const gemma4Protocol: ToolCallProtocol = {
   callStartMarkers: [TOKENS.callStart],
   callBody: "text",
   renderCatalogue(tools, opts) {
-    return [
-      tools.map((t) => renderGemmaDeclaration(t, TOKENS)).join(""),
-      `To call a tool, write ${TOKENS.example} (strings between <|"|> tokens, other values bare); write one such block per call.`,
-      ...oneCallOnlyLines(opts, "Call at most one tool per turn."),
-      ...extraInstructionLines(opts),
-    ].join("\n");
+    return renderGemmaCatalogue(tools, opts, TOKENS, {
+      intro: "",
+      howToCall: `To call a tool, write ${TOKENS.example} (strings between <|"|> tokens, other values bare); write one such block per call.`,
+      oneCallOnly: "Call at most one tool per turn.",
+    });
   },
   renderAssistantTurn({ content, calls }) {
     return `${calls.map((c) => renderGemmaCall(c, TOKENS)).join("")}${content?.trim() ?? ""}`;
@@ -64,6 +62,7 @@ export const gemma4Protocol: ToolCallProtocol = {
           dropRule(TOKENS.callEnd),
           ...gemmaCallRules(TOKENS),
         ],
+        strayClosers: [TOKENS.callEnd],
         initialRegion: (ctx, prefix) =>
           reasoningPrefix(THOUGHT, CHANNEL_END)(ctx, prefix.replace(/\s+$/, "")) ??
           reasoningPrefix()(ctx, prefix),

@@ -87,6 +87,7 @@ export const glm45Protocol: ToolCallProtocol = {
         ...taggedSectionRules(SYNTAX, hermesJsonFallback),
       ],
       opts,
+      { strayClosers: [SYNTAX.callClose] },
     );
   },
 };

@@ -229,6 +229,7 @@ export const gptOssHarmonyProtocol: ToolCallProtocol = {
     return new StreamParser(
       {
         rules,
+        strayClosers: [CALL],
         initialRegion: (ctx, prefix) =>
           prefix.trimEnd().endsWith(`${CHANNEL}analysis${MESSAGE}`) ? new ReasoningRegion(ctx, END) : null,
       },

@@ -53,6 +53,7 @@ export const hermesProtocol: ToolCallProtocol = {
         ...(opts?.tools?.length ? bareJsonCallRules(HERMES_CALL_EXAMPLE) : []),
       ],
       opts,
+      { strayClosers: ["</tool_call>"] },
     );
   },
 };

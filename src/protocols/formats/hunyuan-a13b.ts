@@ -75,6 +75,7 @@ export const hunyuanA13bProtocol: ToolCallProtocol = {
         dropRule("</answer>"),
       ],
       opts,
+      { strayClosers: [CLOSE, "</tool_call>"] },
     );
   },
 };

@@ -334,8 +334,11 @@ export const kimiK2Protocol: ToolCallProtocol = {
         { first: "<", pattern: [CALL_BEGIN], open: (ctx, m) => new KimiCallsRegion(ctx, m.text, true) },
       ],
       opts,
-      // As vLLM's Kimi-K2 reasoning parser: the tool-calls section ends reasoning left unclosed.
-      [SECTION_BEGIN, SECTION_BEGIN_ALT],
+      {
+        // As vLLM's Kimi-K2 reasoning parser: the tool-calls section ends reasoning left unclosed.
+        reasoningEndsAt: [SECTION_BEGIN, SECTION_BEGIN_ALT],
+        strayClosers: [SECTION_END, SECTION_END_ALT, CALL_END],
+      },
     );
   },
 };

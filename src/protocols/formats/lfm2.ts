@@ -81,6 +81,7 @@ export const lfm2Protocol: ToolCallProtocol = {
         },
       ],
       opts,
+      { strayClosers: [END] },
     );
   },
 };

@@ -82,6 +82,8 @@ export const minimaxM2Protocol: ToolCallProtocol = {
     return renderResultTexts(results, { open: "<response>", close: "</response>" });
   },
   createParser(opts) {
-    return createThinkingParser([dropRule("[e~["), ...taggedSectionRules(SYNTAX)], opts);
+    return createThinkingParser([dropRule("[e~["), ...taggedSectionRules(SYNTAX)], opts, {
+      strayClosers: [SYNTAX.sectionClose!, SYNTAX.callClose],
+    });
   },
 };

@@ -54,6 +54,7 @@ export const nemotronNanoV2Protocol: ToolCallProtocol = {
     return createThinkingParser(
       [taggedJsonCallRule(OPEN, CLOSE, EXAMPLE), dropRule(CLOSE), dropRule(END_OF_TURN)],
       opts,
+      { strayClosers: [CLOSE] },
     );
   },
 };

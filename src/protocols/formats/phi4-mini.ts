@@ -71,6 +71,7 @@ export const phi4MiniProtocol: ToolCallProtocol = {
         dropRule("<|end|>"),
       ],
       opts,
+      { strayClosers: [TOOL_CALL_END] },
     );
   },
 };

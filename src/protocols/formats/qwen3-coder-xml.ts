@@ -140,6 +140,7 @@ export const qwen3CoderXmlProtocol: ToolCallProtocol = {
         },
       ],
       opts,
+      { strayClosers: [SYNTAX.sectionClose!, SYNTAX.callClose] },
     );
   },
 };

@@ -137,6 +137,7 @@ export const seedOssProtocol: ToolCallProtocol = {
           dropRule(EOS),
           ...taggedSectionRules(SYNTAX),
         ],
+        strayClosers: [SYNTAX.sectionClose!, SYNTAX.callClose],
         initialRegion: (ctx, prefix) => {
           const p = prefix.trimEnd();
           if (p.endsWith(THINK_OPEN) || p.endsWith(BUDGET_OPEN)) return new ReasoningRegion(ctx, THINK_CLOSE);

@@ -10,13 +10,19 @@ import type { ParserOptions } from "../types.js";
 export function createThinkingParser(
   rules: readonly StartRule[],
   opts?: ParserOptions,
-  /** Markers that end unclosed reasoning where the format's reference parser does (see `ReasoningRegion`). */
-  reasoningEndsAt: readonly string[] = [],
+  extras: {
+    /** Markers that end unclosed reasoning where the format's reference parser does (see `ReasoningRegion`). */
+    reasoningEndsAt?: readonly string[];
+    /** The format's closing markup, dropped when it strays after a call (`StreamParserSpec.strayClosers`). */
+    strayClosers?: readonly string[];
+  } = {},
 ): StreamParser {
+  const reasoningEndsAt = extras.reasoningEndsAt ?? [];
   return new StreamParser(
     {
       rules: [reasoningRule("<think>", "</think>", reasoningEndsAt), dropRule("</think>"), ...rules],
       initialRegion: reasoningPrefix("<think>", "</think>", reasoningEndsAt),
+      ...(extras.strayClosers ? { strayClosers: extras.strayClosers } : {}),
     },
     opts,
   );

@@ -56,7 +56,9 @@ export const tagToolProtocol: ToolCallProtocol = {
       .join("\n");
   },
   createParser(opts) {
-    return createThinkingParser([taggedJsonCallRule("<tool>", "</tool>", EXAMPLE)], opts);
+    return createThinkingParser([taggedJsonCallRule("<tool>", "</tool>", EXAMPLE)], opts, {
+      strayClosers: ["</tool>"],
+    });
   },
 };
 
