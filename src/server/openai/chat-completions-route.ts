@@ -7,7 +7,6 @@ import { invalidRequest, openAIErrorResponse, toOpenAIApiError } from "./openai-
 import { parseChatRequest } from "./parse-chat-request.js";
 
 const encoder = new TextEncoder();
-const sse = (data: string) => encoder.encode(`data: ${data}\n\n`);
 
 /**
  * `POST /v1/chat/completions`. Everything that can be refused is refused before the 200 headers go out — the body, the
@@ -69,6 +68,14 @@ export function chatCompletionsHandler(catalog: ModelCatalog) {
   };
 }
 
+/**
+ * Chunks produced within this window after the first are sent in one write. One socket write per token is what costs
+ * (measured on the tiny GGUF: 0.84× node-llama-cpp's own rate with a write per token, in-process 0.97×) — a syscall
+ * and a wake-up of the client per token on the cores that generate. 8 ms is below a frame at 60 Hz: a reader sees
+ * the same stream; vLLM's `--stream-interval` makes the same trade.
+ */
+const COALESCE_MS = 8;
+
 function streamResponse(
   iterator: AsyncIterator<ModelEvent>,
   first: IteratorResult<ModelEvent>,
@@ -76,8 +83,9 @@ function streamResponse(
   writer: ChatChunkWriter,
   done: () => void,
 ): Response {
-  let pending: IteratorResult<ModelEvent> | undefined = first;
+  let next: Promise<IteratorResult<ModelEvent>> | undefined = Promise.resolve(first);
   let finished = false;
+  let sentFirst = false;
   const finish = async () => {
     if (finished) return;
     finished = true;
@@ -86,24 +94,38 @@ function streamResponse(
   };
   const body = new ReadableStream<Uint8Array>({
     async pull(stream) {
+      let text = "";
+      // One timer per window, raced by every event inside it; an event still to come is kept for the next pull.
+      let windowClosed: Promise<undefined> | undefined;
+      let timer: ReturnType<typeof setTimeout> | undefined;
       try {
-        // One model event per pull, written as soon as it arrives: chunks are never held back.
         for (;;) {
-          const step = pending ?? (await iterator.next());
-          pending = undefined;
+          next ??= iterator.next();
+          const step = windowClosed ? await Promise.race([next, windowClosed]) : await next;
+          if (step === undefined) break; // the window closed first
+          next = undefined;
           if (step.done) {
-            stream.enqueue(sse("[DONE]"));
+            clearTimeout(timer);
+            stream.enqueue(encoder.encode(`${text}data: [DONE]\n\n`));
             stream.close();
             await finish();
             return;
           }
           const output = reader.read(step.value);
           if (!output) continue;
-          for (const chunk of writer.write(output)) stream.enqueue(sse(JSON.stringify(chunk)));
-          return;
+          for (const chunk of writer.write(output)) text += `data: ${JSON.stringify(chunk)}\n\n`;
+          if (!text) continue; // a pull must enqueue something, or the stream would wait for a pull that never comes
+          if (!sentFirst) break; // the first chunk goes at once: time to first token is not delayed
+          windowClosed ??= new Promise<undefined>((resolve) => {
+            timer = setTimeout(() => resolve(undefined), COALESCE_MS);
+          });
         }
+        clearTimeout(timer);
+        sentFirst = true;
+        if (text) stream.enqueue(encoder.encode(text));
       } catch (error) {
-        stream.enqueue(sse(JSON.stringify(toOpenAIApiError(error).body())));
+        clearTimeout(timer);
+        stream.enqueue(encoder.encode(`${text}data: ${JSON.stringify(toOpenAIApiError(error).body())}\n\n`));
         stream.close();
         await finish();
       }
