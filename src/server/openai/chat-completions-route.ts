@@ -95,6 +95,13 @@ function streamResponse(
   const body = new ReadableStream<Uint8Array>({
     async pull(stream) {
       let text = "";
+      let heldText = "";
+      const flushText = () => {
+        if (!heldText) return "";
+        const chunks = writer.write({ kind: "text", text: heldText });
+        heldText = "";
+        return chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join("");
+      };
       // One timer per window, raced by every event inside it; an event still to come is kept for the next pull.
       let windowClosed: Promise<undefined> | undefined;
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -106,6 +113,7 @@ function streamResponse(
           next = undefined;
           if (step.done) {
             clearTimeout(timer);
+            text += flushText();
             stream.enqueue(encoder.encode(`${text}data: [DONE]\n\n`));
             stream.close();
             await finish();
@@ -113,18 +121,26 @@ function streamResponse(
           }
           const output = reader.read(step.value);
           if (!output) continue;
-          for (const chunk of writer.write(output)) text += `data: ${JSON.stringify(chunk)}\n\n`;
-          if (!text) continue; // a pull must enqueue something, or the stream would wait for a pull that never comes
+          if (output.kind === "text" && sentFirst) {
+            // Text within the window goes out as one delta: a client parses one chunk, not one per token.
+            heldText += output.text;
+          } else {
+            text += flushText();
+            for (const chunk of writer.write(output)) text += `data: ${JSON.stringify(chunk)}\n\n`;
+          }
+          if (!text && !heldText) continue; // a pull must enqueue something, or the stream would wait forever
           if (!sentFirst) break; // the first chunk goes at once: time to first token is not delayed
           windowClosed ??= new Promise<undefined>((resolve) => {
             timer = setTimeout(() => resolve(undefined), COALESCE_MS);
           });
         }
         clearTimeout(timer);
+        text += flushText();
         sentFirst = true;
         if (text) stream.enqueue(encoder.encode(text));
       } catch (error) {
         clearTimeout(timer);
+        text += flushText();
         stream.enqueue(encoder.encode(`${text}data: ${JSON.stringify(toOpenAIApiError(error).body())}\n\n`));
         stream.close();
         await finish();

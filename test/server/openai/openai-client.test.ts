@@ -265,6 +265,35 @@ describe("POST /v1/chat/completions with the official openai client", () => {
     expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
   });
 
+  // Text arriving within one write window goes out as one delta (bench:server-v1 measures what that saves): nothing of
+  // it may be lost, doubled or reordered.
+  it("streams exactly the text of the non-streamed answer, however its tokens are grouped into chunks", async () => {
+    const body = {
+      model: "tiny-text",
+      messages: [{ role: "user", content: "Tell me a long story." }],
+      max_tokens: 300,
+      stream_options: { include_usage: true },
+    };
+    const post = (stream: boolean) =>
+      fetch(`${server.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(stream ? { ...body, stream } : { ...body, stream_options: undefined }),
+      });
+    const whole = (await (await post(false)).json()) as {
+      choices: { message: { content: string } }[];
+      usage: { completion_tokens: number };
+    };
+    const chunks = (await (await post(true)).text())
+      .split("\n\n")
+      .filter((e) => e && e !== "data: [DONE]")
+      .map((e) => JSON.parse(e.replace(/^data: /, "")));
+    const textChunks = chunks.filter((c) => typeof c.choices[0]?.delta?.content === "string");
+    const streamed = textChunks.map((c) => c.choices[0].delta.content).join("");
+    expect(streamed).toBe(whole.choices[0]?.message.content);
+    expect(whole.usage.completion_tokens).toBeGreaterThan(100);
+  });
+
   it('streams a call on the wire as OpenAI does: header fragment with arguments "", then the whole arguments', async () => {
     const res = await fetch(`${server.url}/v1/chat/completions`, {
       method: "POST",
