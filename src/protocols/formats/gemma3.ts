@@ -1,4 +1,4 @@
-import { CallBodyRegion, type DecodeOutcome, jsonScannerFactory } from "../core/call-body-region.js";
+import { CallBodyRegion, type DecodeOutcome } from "../core/call-body-region.js";
 import { jsonCallsDecoder } from "../core/json-call-decoder.js";
 import type { PatternToken } from "../core/match-pattern.js";
 import { PythonScanner } from "../core/python-scanner.js";
@@ -11,6 +11,7 @@ import { renderPythonCall } from "../render/python-call.js";
 import { renderCallObjects } from "../render/render-call-objects.js";
 import { renderResultTexts } from "../render/render-result-texts.js";
 import type { ToolResultItem } from "../types.js";
+import { markerlessJsonBody } from "./shared-json-body-rules.js";
 import { jsonCallOrProseDecoder } from "./shared-json-call-or-prose-decoder.js";
 import { decodePythonCalls } from "./shared-python-calls-decoder.js";
 import { createThinkingParser } from "./shared-thinking-parser.js";
@@ -144,19 +145,13 @@ export const gemma3ToolCodeProtocol: ToolCallProtocol = {
 };
 
 function jsonRules(): StartRule[] {
-  const decode = jsonCallOrProseDecoder(JSON_EXAMPLE);
-  const open = (ctx: EngineContext, opener: string, fenced: boolean) =>
-    new CallBodyRegion(ctx, {
-      opener,
-      fenced,
-      onNonValue: "revert",
-      startOnArguments: true,
-      createScanner: jsonScannerFactory,
-      isCallPath: (p) => p.length === 0 || (p.length === 1 && typeof p[0] === "number"),
-      decode,
-      example: JSON_EXAMPLE,
-      what: "the JSON call",
-    });
+  const open = markerlessJsonBody({
+    startOnArguments: true,
+    isCallPath: (p) => p.length === 0 || (p.length === 1 && typeof p[0] === "number"),
+    decode: jsonCallOrProseDecoder(JSON_EXAMPLE),
+    example: JSON_EXAMPLE,
+    what: "the JSON call",
+  });
   const object: PatternToken[] = [
     { mark: "body" },
     { alt: [["{"], ["[", WS, "{"]] },

@@ -1,13 +1,13 @@
-import { CallBodyRegion, jsonScannerFactory } from "../core/call-body-region.js";
 import type { PatternToken } from "../core/match-pattern.js";
 import { dropRule } from "../core/reasoning-region.js";
 import { joinContentAndCalls, resultToText } from "../core/render-helpers.js";
 import { taggedJsonCallRule } from "../core/start-rules.js";
-import type { EngineContext, StartRule } from "../core/stream-engine.js";
+import type { StartRule } from "../core/stream-engine.js";
 import type { ToolCallProtocol } from "../protocol.js";
 import { extraInstructionLines, oneCallOnlyLines } from "../render/catalogue-option-lines.js";
 import { functionToolJson } from "../render/function-tool-json.js";
 import { renderCallObjects } from "../render/render-call-objects.js";
+import { markerlessJsonBody } from "./shared-json-body-rules.js";
 import { jsonCallOrProseDecoder } from "./shared-json-call-or-prose-decoder.js";
 import { createThinkingParser } from "./shared-thinking-parser.js";
 
@@ -19,19 +19,13 @@ const WS: PatternToken = { ws: true };
  * quotes JSON, so call-start waits for the arguments and a list without any arguments goes back as content.
  */
 function callListRules(): StartRule[] {
-  const decode = jsonCallOrProseDecoder(EXAMPLE);
-  const open = (ctx: EngineContext, opener: string, fenced: boolean) =>
-    new CallBodyRegion(ctx, {
-      opener,
-      fenced,
-      onNonValue: "revert",
-      startOnArguments: true,
-      createScanner: jsonScannerFactory,
-      isCallPath: (p) => p.length === 0 || (p.length === 1 && typeof p[0] === "number"),
-      decode,
-      example: EXAMPLE,
-      what: "the JSON call list",
-    });
+  const open = markerlessJsonBody({
+    startOnArguments: true,
+    isCallPath: (p) => p.length === 0 || (p.length === 1 && typeof p[0] === "number"),
+    decode: jsonCallOrProseDecoder(EXAMPLE),
+    example: EXAMPLE,
+    what: "the JSON call list",
+  });
   const list: PatternToken[] = [{ mark: "body" }, "[", WS, "{", WS, { alt: [['"name"'], ["'name'"]] }];
   return [
     { first: "[", pattern: list, open: (ctx, m) => open(ctx, m.text, false) },
