@@ -5,6 +5,7 @@ import type { ChatTemplate } from "../chat-template/chat-template.js";
 import { renderCompletionPrompt } from "../completions/render-completion-prompt.js";
 import { TextCallReader } from "../text-call-reader.js";
 import { type CallFrameCache, cachedCallBodyGrammar } from "./call-body-grammar-cache.js";
+import { DeferredText } from "./deferred-text.js";
 import { isForced, offeredTools, pumpGeneration, type Sampling, samplingFor } from "./llama-generation.js";
 import type { LoadedLlama } from "./llama-runtime.js";
 
@@ -56,7 +57,12 @@ export function streamTextTurn(input: {
         queue.push(event);
       }
     };
-    const emit = (text: string) => push(reader.push(text));
+    // Tokens' text is parsed off the path between one token and the next decode (see DeferredText).
+    const deferred = new DeferredText((text) => push(reader.push(text)));
+    const emit = (text: string) => {
+      deferred.flush();
+      push(reader.push(text));
+    };
     const bos = model.tokens.bos !== null && model.tokens.shouldPrependBosToken ? [model.tokens.bos] : [];
     const promptTokens = [...bos, ...model.tokenize(prompt, true)];
     let generated = forcedPrefix;
@@ -80,13 +86,14 @@ export function streamTextTurn(input: {
           }),
           onTextChunk: (text: string) => {
             generated += text;
-            emit(text);
+            deferred.add(text);
           },
         };
         if (phase === "body") {
           const grammar = await grammarFor(bodyNamed);
           const result = await completion.generateCompletionWithMeta(tokens, { ...common, grammar });
           bodyNamed = undefined;
+          deferred.flush();
           if (controller.signal.aborted) break;
           if (result.metadata.stopReason === "maxTokens") {
             reason = "length";
@@ -100,6 +107,7 @@ export function streamTextTurn(input: {
           ...common,
           customStopTriggers: triggers,
         });
+        deferred.flush();
         if (controller.signal.aborted) break;
         const meta = result.metadata;
         if (meta.stopReason === "maxTokens") reason = "length";
@@ -116,9 +124,11 @@ export function streamTextTurn(input: {
         }
         break;
       }
+      deferred.flush();
       if (request.signal.aborted) throw request.signal.reason;
       push(reader.end());
     } finally {
+      deferred.dispose();
       completion.dispose({ disposeSequence: false });
     }
     if (reader.calls > 0 && choice !== "none") reason = "tool-calls";
