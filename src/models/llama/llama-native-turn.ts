@@ -24,7 +24,9 @@ import { toGbnfJsonSchema } from "./to-gbnf-json-schema.js";
 /**
  * One turn in native mode: node-llama-cpp's function calling, through the chat wrapper resolved from the GGUF's chat
  * template. Parameters are grammar-enforced; calls are handed to the loop as they are made (`executeCall`): a call
- * the loop runs at once gets its result back into the generation, one that needs a decision stops the turn.
+ * the loop runs at once gets its result back into the generation, one that needs a decision stops the turn. Without
+ * that hook (/v1: the server runs no tool) every call of the response — parallel ones included — comes back as call
+ * events after its text.
  * `required`/`{name}` enter function-calling mode from the first token (node-llama-cpp's own trigger, injected).
  */
 export function streamNativeTurn(input: {
@@ -72,46 +74,64 @@ export function streamNativeTurn(input: {
     const chat = new LlamaChat({ contextSequence: input.sequence, chatWrapper: wrapper });
     let history = toLlamaChatHistory(request.messages, request.tools);
     let contextWindow: ChatHistoryItem[] | undefined;
+    // Tokens generated, counted on the sequence (this generation's own): node-llama-cpp's onToken does not see the
+    // tokens of function calls, so counting there reported 0 completion tokens for a response made of calls.
+    const meter = input.sequence.tokenMeter;
+    const outputBefore = meter.usedOutputTokens;
+    const generated = () => meter.usedOutputTokens - outputBefore;
     let remaining = sampling.maxTokens;
     let reason: ModelFinishReason = "stop";
     let calls = 0;
+    const execute = request.executeCall;
     try {
       for (;;) {
         type Settled = { call: LlamaChatResponseFunctionCall<ChatModelFunctions>; result?: string };
         const handlers: Promise<Settled>[] = [];
-        const settle = async (call: LlamaChatResponseFunctionCall<ChatModelFunctions>): Promise<Settled> => {
-          const args = isRecord(call.params) ? call.params : {};
-          if (!request.executeCall) {
-            // No loop hook: the call goes back as a call event and generation stops here.
-            const id = generateCallId();
-            queue.push({ type: "call-start", id, name: call.functionName });
-            queue.push({ type: "call-end", id, name: call.functionName, arguments: args });
-            controller.abort(STOP_FOR_CALL);
-            return { call };
-          }
+        const settle = async (
+          call: LlamaChatResponseFunctionCall<ChatModelFunctions>,
+          run: NonNullable<typeof execute>,
+        ): Promise<Settled> => {
           // The loop must have seen the text before the call: it records text and call in order.
           await queue.drained();
-          const outcome = await request.executeCall({ name: call.functionName, arguments: args });
+          const args = isRecord(call.params) ? call.params : {};
+          const outcome = await run({ name: call.functionName, arguments: args });
           if (outcome.status === "done") return { call, result: resultForModel(outcome.result) };
           controller.abort(STOP_FOR_CALL);
           return { call };
         };
-        const response = await chat.generateResponse(history, {
-          functions,
-          onFunctionCall: (call) => {
-            calls += 1;
-            handlers.push(settle(call));
-          },
-          onTextChunk: (text) => queue.push({ type: "text-delta", text }),
-          ...samplingFor(loaded, sampling, (spent) => {
-            remaining -= spent;
-          }),
-          signal: controller.signal,
-          stopOnAbortSignal: true,
-          maxTokens: Math.max(1, remaining),
-          ...(contextWindow ? { lastEvaluationContextWindow: { history: contextWindow } } : {}),
-        });
+        let response: Awaited<ReturnType<typeof chat.generateResponse>>;
+        try {
+          response = await chat.generateResponse(history, {
+            functions,
+            // Without a loop hook (/v1: the server runs no tool) nothing runs mid-generation: node-llama-cpp ends the
+            // response after its calls — every parallel call of it, where the chat wrapper has a syntax for them — and
+            // returns them in `functionCalls`, handed over below.
+            ...(execute
+              ? {
+                  onFunctionCall: (call: LlamaChatResponseFunctionCall<ChatModelFunctions>) => {
+                    calls += 1;
+                    handlers.push(settle(call, execute));
+                  },
+                }
+              : {}),
+            onTextChunk: (text) => queue.push({ type: "text-delta", text }),
+            ...samplingFor(loaded, sampling, () => {}),
+            signal: controller.signal,
+            stopOnAbortSignal: true,
+            maxTokens: Math.max(1, remaining),
+            ...(contextWindow ? { lastEvaluationContextWindow: { history: contextWindow } } : {}),
+          });
+        } catch (error) {
+          // A call the loop keeps stops generation; when the response holds nothing but calls yet (a forced call, and
+          // a wrapper that lets the model go on to a parallel call), node-llama-cpp throws the abort reason instead of
+          // returning. The calls are the loop's already: the turn ends as it does when it returns.
+          if (controller.signal.reason !== STOP_FOR_CALL || handlers.length === 0) throw error;
+          await Promise.all(handlers);
+          reason = "tool-calls";
+          break;
+        }
         force = false;
+        remaining = sampling.maxTokens - generated();
         history = response.lastEvaluation.cleanHistory;
         contextWindow = response.lastEvaluation.contextWindow;
         input.onHistory(history);
@@ -145,6 +165,18 @@ export function streamNativeTurn(input: {
           }
           continue;
         }
+        if (!execute && response.functionCalls?.length) {
+          // After the text (already streamed), in the order the model made them. Calls that are complete stay calls
+          // even when the token budget ran out after them (as text mode does); one cut off mid-way is not returned.
+          for (const call of response.functionCalls) {
+            const id = generateCallId();
+            const args = isRecord(call.params) ? call.params : {};
+            queue.push({ type: "call-start", id, name: call.functionName });
+            queue.push({ type: "call-end", id, name: call.functionName, arguments: args });
+          }
+          reason = "tool-calls";
+          break;
+        }
         const stop = response.metadata.stopReason;
         reason = stop === "maxTokens" ? "length" : stop === "abort" && calls > 0 ? "tool-calls" : "stop";
         break;
@@ -152,7 +184,7 @@ export function streamNativeTurn(input: {
     } finally {
       chat.dispose({ disposeSequence: false });
     }
-    queue.push({ type: "finish", reason, usage: { outputTokens: sampling.maxTokens - remaining } });
+    queue.push({ type: "finish", reason, usage: { outputTokens: generated() } });
   });
 }
 
