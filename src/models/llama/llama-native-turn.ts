@@ -9,6 +9,7 @@ import type {
 } from "node-llama-cpp";
 import type { ModelEvent, ModelFinishReason, ModelRequest } from "../../core/language-model.js";
 import { generateCallId } from "../generate-call-id.js";
+import { DeferredText } from "./deferred-text.js";
 import { resultForModel, toLlamaChatHistory } from "./llama-chat-history.js";
 import {
   isForced,
@@ -83,6 +84,8 @@ export function streamNativeTurn(input: {
     let reason: ModelFinishReason = "stop";
     let calls = 0;
     const execute = request.executeCall;
+    // Tokens' text goes to the consumers off the path between one token and the next decode (see DeferredText).
+    const text = new DeferredText((delta) => queue.push({ type: "text-delta", text: delta }));
     try {
       for (;;) {
         type Settled = { call: LlamaChatResponseFunctionCall<ChatModelFunctions>; result?: string };
@@ -92,6 +95,7 @@ export function streamNativeTurn(input: {
           run: NonNullable<typeof execute>,
         ): Promise<Settled> => {
           // The loop must have seen the text before the call: it records text and call in order.
+          text.flush();
           await queue.drained();
           const args = isRecord(call.params) ? call.params : {};
           const outcome = await run({ name: call.functionName, arguments: args });
@@ -114,7 +118,7 @@ export function streamNativeTurn(input: {
                   },
                 }
               : {}),
-            onTextChunk: (text) => queue.push({ type: "text-delta", text }),
+            onTextChunk: (delta) => text.add(delta),
             ...samplingFor(loaded, sampling, () => {}),
             signal: controller.signal,
             stopOnAbortSignal: true,
@@ -122,6 +126,7 @@ export function streamNativeTurn(input: {
             ...(contextWindow ? { lastEvaluationContextWindow: { history: contextWindow } } : {}),
           });
         } catch (error) {
+          text.flush();
           // A call the loop keeps stops generation; when the response holds nothing but calls yet (a forced call, and
           // a wrapper that lets the model go on to a parallel call), node-llama-cpp throws the abort reason instead of
           // returning. The calls are the loop's already: the turn ends as it does when it returns.
@@ -130,6 +135,7 @@ export function streamNativeTurn(input: {
           reason = "tool-calls";
           break;
         }
+        text.flush();
         force = false;
         remaining = sampling.maxTokens - generated();
         history = response.lastEvaluation.cleanHistory;
@@ -182,6 +188,7 @@ export function streamNativeTurn(input: {
         break;
       }
     } finally {
+      text.dispose();
       chat.dispose({ disposeSequence: false });
     }
     queue.push({ type: "finish", reason, usage: { outputTokens: generated() } });
