@@ -191,7 +191,10 @@ export function streamNativeTurn(input: {
       text.dispose();
       chat.dispose({ disposeSequence: false });
     }
-    queue.push({ type: "finish", reason, usage: { outputTokens: generated() } });
+    // node-llama-cpp reports no prompt count (its meter leaves out tokens reused from the cache); what the sequence
+    // holds now, less what was generated, is the prompt as evaluated — what an OpenAI-compatible server reports.
+    const inputTokens = Math.max(0, input.sequence.nextTokenIndex - generated());
+    queue.push({ type: "finish", reason, usage: { inputTokens, outputTokens: generated() } });
   });
 }
 

@@ -259,6 +259,8 @@ describe("toolbridge serve with tiny GGUFs in the config's `models`", () => {
       const usage = chunks.at(-1)!;
       expect(usage.choices).toEqual([]);
       expect(usage.usage!.completion_tokens).toBeGreaterThan(0);
+      // The prompt as evaluated: the message and the tool's definition, at least (native mode counts it too).
+      expect(usage.usage!.prompt_tokens).toBeGreaterThan(10);
       expect(usage.usage!.total_tokens).toBe(usage.usage!.prompt_tokens + usage.usage!.completion_tokens);
       const rest = chunks.slice(0, -1);
       expect(rest.every((c) => c.usage === null)).toBe(true);
