@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import { guardError } from "./api-error.js";
 import { sessionCookieOf, verifySessionValue } from "./security/session-cookie.js";
+import type { SignInAttempts } from "./security/sign-in-limit.js";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -27,7 +28,11 @@ export function bearerTokenOf(header: string | undefined): string | undefined {
  */
 export function bearerTokenAuth(
   token: string,
-  options: { skipPaths?: readonly string[] } = {},
+  options: {
+    skipPaths?: readonly string[];
+    /** Told of every wrong token and invalid session cookie (the sign-in failure limit). */
+    attempts?: SignInAttempts | undefined;
+  } = {},
 ): MiddlewareHandler {
   if (token.length === 0) throw new RangeError("The bearer token must not be empty.");
   const skip = new Set(options.skipPaths ?? []);
@@ -53,12 +58,15 @@ export function bearerTokenAuth(
         return next();
       }
       if (session !== undefined) {
+        options.attempts?.failed(c);
         return unauthorized(
           c.req.path,
           "Unauthorized: the session has expired or is not valid for this server. Sign in again (POST /api/session with the token).",
         );
       }
     }
+    // A request without credentials guesses nothing; a wrong header does.
+    if (header) options.attempts?.failed(c);
     return unauthorized(
       c.req.path,
       header

@@ -30,6 +30,7 @@ interface ServeOptions {
   corsOrigin?: string[];
   toolsModule?: string;
   maxBodyBytes?: string;
+  secureCookie?: boolean;
   verbose?: boolean;
 }
 
@@ -59,6 +60,10 @@ export function registerServeCommand(program: Command): void {
     )
     .option("--tools-module <file>", "an ES module exporting more tools (`tools` array or default function)")
     .option("--max-body-bytes <n>", "largest request body accepted (default 4 MiB)")
+    .option(
+      "--secure-cookie",
+      "mark the browser's session cookie Secure, for a server reached over HTTPS through a TLS proxy (config: server.secureCookie)",
+    )
     .option("-c, --config <file>", "config file (default: ./toolbridge.config.json when present)")
     .option(
       "--db <file>",
@@ -144,6 +149,7 @@ export function registerServeCommand(program: Command): void {
             ...(options.allowedHost ? { allowedHosts: options.allowedHost } : {}),
             ...(options.corsOrigin ? { corsOrigins: options.corsOrigin } : {}),
             ...(maxBodyBytes ? { maxBodyBytes } : {}),
+            secureCookie: options.secureCookie ?? runtime.config.server?.secureCookie ?? false,
           }).catch((error: unknown) => {
             if (error instanceof ServerConfigError) throw new CliError(error.message, 2);
             throw error;
