@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import { guardError } from "./api-error.js";
 import { sessionCookieOf, verifySessionValue } from "./security/session-cookie.js";
-import type { SignInAttempts } from "./security/sign-in-limit.js";
+import { type SignInAttempts, tooManySignInFailures } from "./security/sign-in-limit.js";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -38,6 +38,9 @@ export function bearerTokenAuth(
   const skip = new Set(options.skipPaths ?? []);
   return async (c, next) => {
     if (skip.has(c.req.path)) return next();
+    // The app refuses a limited client up front; checked again right before comparing, whatever ran in between.
+    const wait = options.attempts?.retryAfter(c) ?? 0;
+    if (wait > 0) return tooManySignInFailures(c.req.path, wait);
     const header = c.req.header("authorization");
     if (header) {
       const presented = bearerTokenOf(header);

@@ -152,6 +152,20 @@ describe("sign-in failure limit", () => {
     expect((await send(`${url}/api/runs`, ATTACKER, { headers: bearer })).status).toBe(200);
   });
 
+  it("lets no more than N guesses through when they are all sent at once", async () => {
+    const url = await server(new SignInFailureLimiter({ maxFailures: 5, windowMs: 60_000 }));
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        i % 2 === 0
+          ? send(`${url}/api/session`, ATTACKER, { method: "POST", body: { token: `guess-${i}` } })
+          : send(`${url}/api/tools`, ATTACKER, { headers: { authorization: `Bearer guess-${i}` } }),
+      ),
+    );
+    const statuses = replies.map((reply) => reply.status);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(5);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(45);
+  });
+
   it("counts wrong Bearer headers, GET /api/session probes and WebSocket auth messages too; successes never", async () => {
     const time = clock();
     const url = await server(new SignInFailureLimiter({ maxFailures: 3, windowMs: 60_000, now: time.now }));

@@ -8,7 +8,7 @@ import {
   sessionCookieOf,
   verifySessionValue,
 } from "./session-cookie.js";
-import type { SignInAttempts } from "./sign-in-limit.js";
+import { type SignInAttempts, tooManySignInFailures } from "./sign-in-limit.js";
 
 /**
  * `/api/session`: how a browser signs in without ever putting the token in a URL or in script-readable storage.
@@ -62,6 +62,9 @@ export function createSessionRoutes(
       }
       presented = field;
     }
+    // Checked again here, after the body was read: guesses sent all at once passed the route's guard together.
+    const wait = options.attempts?.retryAfter(c) ?? 0;
+    if (wait > 0) return tooManySignInFailures(c.req.path, wait);
     if (!tokenMatches(token, presented)) {
       options.attempts?.failed(c);
       return apiError(
