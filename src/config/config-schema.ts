@@ -63,6 +63,12 @@ export const mcpServeConfigSchema = z.strictObject({
   approvalTtlSeconds: z.number().int().min(10).max(86_400).optional(),
 });
 
+/** `toolbridge serve`'s settings that belong to the deployment rather than to one start (flags win over them). */
+export const serverConfigSchema = z.strictObject({
+  /** Mark the session cookie `Secure` (the server is reached over HTTPS, through a TLS proxy). Flag: --secure-cookie. */
+  secureCookie: z.boolean().optional(),
+});
+
 export const configSchema = z.strictObject({
   $schema: z.string().optional(),
   filesystem: filesystemConfigSchema.optional(),
@@ -81,6 +87,8 @@ export const configSchema = z.strictObject({
   models: namedModelsConfigSchema.optional(),
   /** Serving tools over MCP (`toolbridge mcp`, `serve`): approvals and their signing key. */
   mcp: mcpServeConfigSchema.optional(),
+  /** `toolbridge serve` (see serverConfigSchema). */
+  server: serverConfigSchema.optional(),
 });
 
 export type ToolbridgeConfig = z.output<typeof configSchema>;

@@ -17,7 +17,7 @@ export function apiError(
 }
 
 /** JSON-RPC error codes the guards used on /mcp before /api existed (kept: MCP clients may match on them). */
-const JSON_RPC_CODES: Record<number, number> = { 401: -32001 };
+const JSON_RPC_CODES: Record<number, number> = { 401: -32001, 429: -32029 };
 
 /** OpenAI's error types for the guards' statuses: an OpenAI client (and ours) reports them by type. */
 const GUARD_ERROR_TYPES: Record<number, string> = {
@@ -25,10 +25,11 @@ const GUARD_ERROR_TYPES: Record<number, string> = {
   401: "authentication_error",
   403: "permission_error",
   413: "invalid_request_error",
+  429: "rate_limit_error",
 };
 
 /**
- * A guard's refusal (403 Host/Origin, 401 token, 413 body, 400 token in URL) in the shape of the route it stops: the
+ * A guard's refusal (403 Host/Origin, 401 token, 429 too many wrong tokens, 413 body, 400 token in URL) in the shape of the route it stops: the
  * type is OpenAI's for the status, `code` says which guard (`forbidden`, `unauthorized`, `payload_too_large`, …).
  */
 export function guardError(

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import { guardError } from "./api-error.js";
 import { sessionCookieOf, verifySessionValue } from "./security/session-cookie.js";
+import { type SignInAttempts, tooManySignInFailures } from "./security/sign-in-limit.js";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -27,12 +28,19 @@ export function bearerTokenOf(header: string | undefined): string | undefined {
  */
 export function bearerTokenAuth(
   token: string,
-  options: { skipPaths?: readonly string[] } = {},
+  options: {
+    skipPaths?: readonly string[];
+    /** Told of every wrong token and invalid session cookie (the sign-in failure limit). */
+    attempts?: SignInAttempts | undefined;
+  } = {},
 ): MiddlewareHandler {
   if (token.length === 0) throw new RangeError("The bearer token must not be empty.");
   const skip = new Set(options.skipPaths ?? []);
   return async (c, next) => {
     if (skip.has(c.req.path)) return next();
+    // The app refuses a limited client up front; checked again right before comparing, whatever ran in between.
+    const wait = options.attempts?.retryAfter(c) ?? 0;
+    if (wait > 0) return tooManySignInFailures(c.req.path, wait);
     const header = c.req.header("authorization");
     if (header) {
       const presented = bearerTokenOf(header);
@@ -53,12 +61,15 @@ export function bearerTokenAuth(
         return next();
       }
       if (session !== undefined) {
+        options.attempts?.failed(c);
         return unauthorized(
           c.req.path,
           "Unauthorized: the session has expired or is not valid for this server. Sign in again (POST /api/session with the token).",
         );
       }
     }
+    // A request without credentials guesses nothing; a wrong header does.
+    if (header) options.attempts?.failed(c);
     return unauthorized(
       c.req.path,
       header

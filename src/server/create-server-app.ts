@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Server as HttpServer } from "node:http";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { createMcpServer, followRegistryChanges, type McpServerOptions } from "../mcp/create-mcp-server.js";
 import { McpApprovals } from "../mcp/mcp-approvals.js";
 import { createMcpHttpHandler, type McpHttpHandler } from "../mcp/mcp-http-handler.js";
@@ -19,6 +19,11 @@ import { corsForOrigins, normalizeOrigin } from "./security/cors-for-origins.js"
 import { rejectTokenInUrl } from "./security/reject-token-in-url.js";
 import { sessionCookieOf, verifySessionValue } from "./security/session-cookie.js";
 import { createSessionRoutes } from "./security/session-routes.js";
+import {
+  SignInFailureLimiter,
+  type SignInFailureLimiterOptions,
+} from "./security/sign-in-failure-limiter.js";
+import { refuseLimitedClients, remoteAddressOf, signInAttempts } from "./security/sign-in-limit.js";
 import { createToolsApi, type ToolsApiOptions } from "./tools-api/create-tools-api.js";
 import { mountWsApi, type WsApiOptions } from "./ws/ws-api.js";
 
@@ -30,6 +35,19 @@ export interface ServerAppOptions {
   executor: ToolExecutor;
   /** When set, every route except /healthz needs `Authorization: Bearer <token>`. */
   token?: string;
+  /**
+   * With a token: how many wrong tokens a client (remote address) may send per window before every route answers it
+   * 429 with Retry-After until the window ends (default 10 per 60 s, 10 000 clients remembered). A limiter instance
+   * may be passed (tests move its clock); `clientAddress` says who a request comes from (default: the socket's peer).
+   */
+  signInLimit?:
+    | (SignInFailureLimiterOptions & {
+        limiter?: SignInFailureLimiter;
+        clientAddress?: (c: Context) => string | undefined;
+      })
+    | undefined;
+  /** Mark the session cookie `Secure`: for a server reached over HTTPS (a TLS proxy in front). */
+  secureCookie?: boolean;
   /** The address the app will listen on; on loopback, Host headers must name this machine. Default 127.0.0.1. */
   bindHost?: string;
   allowedHosts?: readonly string[];
@@ -71,7 +89,8 @@ export interface ServerApp {
 
 /**
  * The HTTP app of `toolbridge serve`: security middleware for every route (Host/Origin check → 403, CORS for the named
- * origins, credentials in the URL → 400, bearer token or session cookie → 401, body limit → 413, in that order),
+ * origins, credentials in the URL → 400, too many wrong tokens → 429, bearer token or session cookie → 401, body
+ * limit → 413, in that order),
  * `/healthz`, `/api/session`, the Tools API under `/api`, and the MCP Streamable HTTP endpoint at `/mcp`.
  */
 export function createServerApp(options: ServerAppOptions): ServerApp {
@@ -94,7 +113,14 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   // /api/session is where a browser presents the token to get its cookie; it checks the token itself. /ws too: a
   // browser cannot set headers on a WebSocket, so its token may come in the first message (or the session cookie).
   const skipPaths = ["/healthz", "/api/session", ...(options.runs ? ["/ws"] : [])];
-  if (options.token) app.use("*", bearerTokenAuth(options.token, { skipPaths }));
+  // Guessing the token: every check below reports failures here, and a client past the limit is refused on every
+  // route (/api/session and /ws included) before any credential it sends is compared.
+  const limit = options.signInLimit ?? {};
+  const attempts = options.token
+    ? signInAttempts(limit.limiter ?? new SignInFailureLimiter(limit), limit.clientAddress ?? remoteAddressOf)
+    : undefined;
+  if (attempts) app.use("*", refuseLimitedClients(attempts, { skipPaths: ["/healthz"] }));
+  if (options.token) app.use("*", bearerTokenAuth(options.token, { skipPaths, attempts }));
   app.use("*", bodySizeLimit(maxBodyBytes));
 
   app.get("/healthz", (c) => c.json({ ok: true }));
@@ -109,7 +135,10 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
         )
       : c.text("Not Found", 404),
   );
-  app.route("/api/session", createSessionRoutes(options.token));
+  app.route(
+    "/api/session",
+    createSessionRoutes(options.token, { attempts, secureCookie: options.secureCookie === true }),
+  );
 
   // With a token, the caller is the token (hashed: cooldowns and approval state are keyed by it, never the secret).
   const callerId = options.token
@@ -176,6 +205,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
         : {}),
       ...(maxBufferedBytes ? { maxBufferedBytes } : {}),
       ...(authTimeoutMs ? { authTimeoutMs } : {}),
+      attempts,
     });
   }
 

@@ -5,15 +5,21 @@ import type { ToolSetting, ToolSettingsStore } from "./tool-settings-store.js";
 
 interface Row {
   name: string;
-  enabled: number | null;
-  policy: ApprovalPolicyValue | null;
+  enabled: unknown;
+  policy: unknown;
   updated_at: string;
 }
 
+/**
+ * A row as it is. The table's CHECKs keep values in range, but a file written by another version or by hand may hold
+ * anything: a value outside the schema is passed on unchanged (not read as "off" or "always"), so the reader
+ * (ToolSettings.load) can report it instead of acting on a guess.
+ */
 function fromRow(row: Row): ToolSetting {
   const setting: ToolSetting = { name: row.name, updatedAt: row.updated_at };
-  if (row.enabled !== null) setting.enabled = row.enabled === 1;
-  if (row.policy !== null) setting.policy = row.policy;
+  if (row.enabled !== null)
+    setting.enabled = (row.enabled === 1 ? true : row.enabled === 0 ? false : row.enabled) as boolean;
+  if (row.policy !== null) setting.policy = row.policy as ApprovalPolicyValue;
   return setting;
 }
 

@@ -5,7 +5,8 @@ import { serveMcpOverStdio } from "../../mcp/serve-mcp-stdio.js";
 import { McpApprovalLedger } from "../../store/mcp-approval-ledger.js";
 import type { SqliteStore } from "../../store/sqlite-store.js";
 import { runCommand } from "../cli-error.js";
-import { openStore } from "../open-store.js";
+import { loadToolSettings, TOOL_SETTINGS_FOLLOW_MS } from "../load-tool-settings.js";
+import { openStore, resolveDbPath } from "../open-store.js";
 import { createToolsRuntime } from "../tools-runtime.js";
 
 interface McpCommandOptions {
@@ -36,30 +37,49 @@ export function registerMcpCommand(program: Command): void {
           ...(options.config ? { configPath: options.config } : {}),
           mcpLogger: logger,
         });
+        let stopFollowing: (() => void) | undefined;
         try {
           for (const status of runtime.mcpServers.status()) {
             if (status.state !== "ready") logger.warn?.(describeMcpServerStatus(status));
           }
           // Approvals: single-use state and the signing key live in the database, so restarts keep refusing replays.
-          // It is opened when a gated tool is first asked for: serving only ungated tools touches no database.
+          // It is opened when a gated tool is first asked for or settings are there to read: serving only ungated tools
+          // creates no database.
           let store: SqliteStore | undefined;
-          const approvals = mcpApprovalsFromConfig(runtime.config.mcp, () => {
-            store ??= openStore(options.db);
-            return new McpApprovalLedger(store.db);
+          // The settings made through `serve` (switched-off tools hidden, policies), followed while this runs: a
+          // change made there reaches this client as `notifications/tools/list_changed`.
+          const loaded = await loadToolSettings({
+            registry: runtime.registry,
+            dbFile: resolveDbPath(options.db),
+            openDb: () => (store ??= openStore(options.db)),
+            configuredPolicies: runtime.config.mcp?.approvals,
+            followEveryMs: TOOL_SETTINGS_FOLLOW_MS,
           });
+          stopFollowing = loaded.stop;
+          const approvals = mcpApprovalsFromConfig(
+            { ...runtime.config.mcp, approvals: loaded.settings.approval },
+            () => {
+              store ??= openStore(options.db);
+              return new McpApprovalLedger(store.db);
+            },
+          );
           const served = await serveMcpOverStdio({
             registry: runtime.registry,
             executor: runtime.executor,
             approvals,
             userId: ({ clientInfo }) => `stdio:${clientInfo?.name ?? "unknown"}`,
           });
-          void served.closed.finally(() => store?.close());
+          void served.closed.finally(() => {
+            loaded.stop();
+            return store?.close();
+          });
           const stop = () => void served.close();
           process.once("SIGINT", stop);
           process.once("SIGTERM", stop);
           await served.closed;
           return 0;
         } finally {
+          stopFollowing?.();
           await runtime.close();
         }
       }),

@@ -17,12 +17,14 @@ import type { ApprovalPolicy } from "../../tools/approval-policy.js";
 import { createMemoryTools } from "../../tools/builtin/memory.js";
 import { resultText } from "../../tools/normalize-tool-result.js";
 import type { AnyToolDefinition } from "../../tools/tool-definition.js";
+import { cliApprovalPolicy } from "../cli-approval-policy.js";
 import { CliError, runCommand } from "../cli-error.js";
 import { inCliTerms } from "../cli-wording.js";
 import { commandHint, type HintContext } from "../command-hint.js";
 import { createCliModel } from "../create-cli-model.js";
 import { BUNDLED_MODEL_TOOLS, isBundledModel } from "../default-model.js";
 import { createLoadProgress } from "../load-progress.js";
+import { loadToolSettings, TOOL_SETTINGS_FOLLOW_MS } from "../load-tool-settings.js";
 import {
   addModelOptions,
   checkModelSettings,
@@ -162,11 +164,23 @@ export async function createCliAgent(
   const modelSettings = modelSettingsOf(settings);
   checkModelSettings(modelSettings);
   const runtime = await createRuntime(settings.config ? { configPath: settings.config } : {});
+  let stopFollowing: (() => void) | undefined;
+  const close = async () => {
+    stopFollowing?.();
+    await runtime.close();
+  };
   try {
     runtime.registry.registerAll(createMemoryTools(store));
     if (settings.toolsModule)
       runtime.registry.registerAll(await loadToolsModule(settings.toolsModule, settings.toolsModuleSha256));
-    const require = new Set(settings.requireApproval ?? []);
+    // What a person set through `serve` holds here too: switched-off tools are not offered, policies are kept.
+    const toolSettings = await loadToolSettings({
+      registry: runtime.registry,
+      dbFile: store.location,
+      openDb: () => store,
+      followEveryMs: TOOL_SETTINGS_FOLLOW_MS,
+    });
+    stopFollowing = toolSettings.stop;
     const { model, nativeTools } = await createCliModel(
       modelSettings,
       extras.onLoadProgress ? { onLoadProgress: extras.onLoadProgress } : {},
@@ -181,10 +195,12 @@ export async function createCliAgent(
       ...(settings.dryRun ? { dryRun: true } : {}),
       ...(settings.allow ? { allow: settings.allow } : {}),
       ...(settings.localOnly ? { localOnly: true } : {}),
-      // --require-approval names tools on purpose, so it wins over the blanket --auto-approve.
-      approval: (call) =>
-        extras.approval?.(call) ??
-        (require.has(call.name) ? "ask" : settings.autoApprove ? "always" : undefined),
+      approval: cliApprovalPolicy({
+        stored: (name) => toolSettings.settings.get(name)?.policy,
+        answered: extras.approval,
+        requireApproval: new Set(settings.requireApproval ?? []),
+        autoApprove: settings.autoApprove === true,
+      }),
       traceDir: store.location === ":memory:" ? undefined : path.join(path.dirname(store.location), "traces"),
     } as Parameters<typeof createAgent>[0]);
     checkToolChoice(modelSettings.toolChoice, agent);
@@ -194,10 +210,10 @@ export async function createCliAgent(
       runtime,
       modelSettings,
       ...(nativeTools !== undefined ? { nativeTools } : {}),
-      close: () => runtime.close(),
+      close,
     };
   } catch (error) {
-    await runtime.close();
+    await close();
     throw error;
   }
 }
@@ -364,7 +380,7 @@ export function addAgentOptions(command: Command): Command {
     )
     .option(
       "--auto-approve",
-      "approve every call without asking (for scripts), except tools named by --require-approval",
+      "approve every call without asking (for scripts), except tools named by --require-approval or set to ask or never through `serve`",
     )
     .option("--allow <tools>", "only these tools (comma-separated names or * patterns) are offered")
     .option("--local-only", "offer no open-world (network) tools")

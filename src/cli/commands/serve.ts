@@ -6,15 +6,13 @@ import type { ModelCatalog } from "../../server/model-catalog.js";
 import { RunService } from "../../server/runs-api/run-service.js";
 import { describeServedRoutes } from "../../server/served-routes.js";
 import { ServerConfigError, startServer } from "../../server/start-server.js";
-import { ToolSettings } from "../../server/tools-api/tool-settings.js";
 import { McpApprovalLedger } from "../../store/mcp-approval-ledger.js";
 import { SqliteConversationEraser } from "../../store/sqlite-conversation-eraser.js";
 import { SqliteRunEventLog } from "../../store/sqlite-run-event-log.js";
 import type { SqliteStore } from "../../store/sqlite-store.js";
-import { SqliteToolSettingsStore } from "../../store/sqlite-tool-settings-store.js";
-import type { ToolSettingsStore } from "../../store/tool-settings-store.js";
 import type { ApprovalPolicyConfig } from "../../tools/approval-policy.js";
 import { CliError, runCommand } from "../cli-error.js";
+import { loadToolSettings, TOOL_SETTINGS_FOLLOW_MS } from "../load-tool-settings.js";
 import { openStore, resolveDbPath } from "../open-store.js";
 import type { Runtime } from "../runtime.js";
 import { serveModelCatalog } from "../serve-models.js";
@@ -32,6 +30,7 @@ interface ServeOptions {
   corsOrigin?: string[];
   toolsModule?: string;
   maxBodyBytes?: string;
+  secureCookie?: boolean;
   verbose?: boolean;
 }
 
@@ -61,6 +60,10 @@ export function registerServeCommand(program: Command): void {
     )
     .option("--tools-module <file>", "an ES module exporting more tools (`tools` array or default function)")
     .option("--max-body-bytes <n>", "largest request body accepted (default 4 MiB)")
+    .option(
+      "--secure-cookie",
+      "mark the browser's session cookie Secure, for a server reached over HTTPS through a TLS proxy (config: server.secureCookie)",
+    )
     .option("-c, --config <file>", "config file (default: ./toolbridge.config.json when present)")
     .option(
       "--db <file>",
@@ -98,6 +101,7 @@ export function registerServeCommand(program: Command): void {
         // opened when a gated tool is first asked for.
         let store: SqliteStore | undefined;
         let runs: RunService | undefined;
+        let stopFollowing: (() => void) | undefined;
         try {
           const builtinTools = new Set(
             runtime.registry
@@ -107,24 +111,17 @@ export function registerServeCommand(program: Command): void {
           );
           if (options.toolsModule) runtime.registry.registerAll(await loadToolsModule(options.toolsModule));
           // Tool settings live in the database; one that does not exist yet holds none, and is created by the first
-          // change (serving without changing anything creates no database).
-          const dbExists = existsSync(resolveDbPath(options.db));
-          let settingsDb: ToolSettingsStore | undefined;
-          const openSettings = () => {
-            store ??= openStore(options.db);
-            settingsDb ??= new SqliteToolSettingsStore(store.db);
-            return settingsDb;
-          };
-          const settingsStore: ToolSettingsStore = {
-            list: async () => (dbExists || settingsDb ? openSettings().list() : []),
-            get: async (name) => (dbExists || settingsDb ? openSettings().get(name) : undefined),
-            put: (setting) => openSettings().put(setting),
-          };
-          const settings = await ToolSettings.load({
+          // change (serving without changing anything creates no database). Followed, so another instance's changes
+          // (or one made while this one runs) apply here too.
+          const loaded = await loadToolSettings({
             registry: runtime.registry,
-            store: settingsStore,
+            dbFile: resolveDbPath(options.db),
+            openDb: () => (store ??= openStore(options.db)),
             configuredPolicies: runtime.config.mcp?.approvals,
+            followEveryMs: TOOL_SETTINGS_FOLLOW_MS,
           });
+          stopFollowing = loaded.stop;
+          const settings = loaded.settings;
           const approvals = mcpApprovalsFromConfig(
             { ...runtime.config.mcp, approvals: settings.approval },
             () => {
@@ -152,6 +149,7 @@ export function registerServeCommand(program: Command): void {
             ...(options.allowedHost ? { allowedHosts: options.allowedHost } : {}),
             ...(options.corsOrigin ? { corsOrigins: options.corsOrigin } : {}),
             ...(maxBodyBytes ? { maxBodyBytes } : {}),
+            secureCookie: options.secureCookie ?? runtime.config.server?.secureCookie ?? false,
           }).catch((error: unknown) => {
             if (error instanceof ServerConfigError) throw new CliError(error.message, 2);
             throw error;
@@ -174,6 +172,7 @@ export function registerServeCommand(program: Command): void {
           await server.close();
           return 0;
         } finally {
+          stopFollowing?.();
           await runs?.close();
           await store?.close();
           await runtime.close();

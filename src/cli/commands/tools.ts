@@ -1,7 +1,12 @@
 import type { Command } from "commander";
 import pc from "picocolors";
+import { toolSourceOf } from "../../server/tools-api/tool-source.js";
+import type { SqliteStore } from "../../store/sqlite-store.js";
 import { resultText } from "../../tools/normalize-tool-result.js";
+import type { AnyToolDefinition } from "../../tools/tool-definition.js";
 import { CliError, parseJsonOption, runCommand } from "../cli-error.js";
+import { loadToolSettings } from "../load-tool-settings.js";
+import { openStore, resolveDbPath } from "../open-store.js";
 import { createToolsRuntime } from "../tools-runtime.js";
 
 interface ListOptions {
@@ -40,8 +45,16 @@ export function registerToolsCommand(program: Command): void {
           ...(options.config ? { configPath: options.config } : {}),
           db: options.db,
         });
+        let store: SqliteStore | undefined;
         try {
-          const all = runtime.registry.definitions();
+          // The settings made through `serve`: switched-off tools are listed as such, with the policy in force.
+          const { settings } = await loadToolSettings({
+            registry: runtime.registry,
+            dbFile: resolveDbPath(options.db),
+            openDb: () => (store ??= openStore(options.db)),
+            configuredPolicies: runtime.config.mcp?.approvals,
+          });
+          const all = runtime.registry.definitions({ includeDisabled: true });
           const categories = [...new Set(all.map((d) => d.category))].sort();
           if (options.category !== undefined && !categories.includes(options.category)) {
             throw new CliError(
@@ -51,8 +64,23 @@ export function registerToolsCommand(program: Command): void {
           const definitions = all.filter(
             (d) => options.category === undefined || d.category === options.category,
           );
+          const builtinTools = new Set(
+            all.filter((d) => !d.category.startsWith("mcp:")).map((d) => d.tool.name),
+          );
+          const status = (d: AnyToolDefinition) => ({
+            name: d.tool.name,
+            category: d.category,
+            source: toolSourceOf(d, { builtinTools, mcpServers: runtime.mcpServers }),
+            enabled: settings.enabled(d.tool.name),
+            policy: settings.effectivePolicy(d),
+          });
           if (options.json) {
-            process.stdout.write(`${JSON.stringify({ tools: definitions.map((d) => d.tool) }, null, 2)}\n`);
+            // `tools`: the MCP objects of the tools offered (what `mcp` lists); `status`: every tool, switched-off
+            // ones too, with its source, on/off state and the approval policy in force.
+            const offered = definitions.filter((d) => settings.enabled(d.tool.name));
+            process.stdout.write(
+              `${JSON.stringify({ tools: offered.map((d) => d.tool), status: definitions.map(status) }, null, 2)}\n`,
+            );
             return 0;
           }
           if (definitions.length === 0) {
@@ -60,18 +88,37 @@ export function registerToolsCommand(program: Command): void {
             return 0;
           }
           const width = Math.min(32, Math.max(...definitions.map((d) => d.tool.name.length)));
-          for (const category of [...new Set(definitions.map((d) => d.category))].sort()) {
+          const on = definitions.filter((d) => settings.enabled(d.tool.name));
+          for (const category of [...new Set(on.map((d) => d.category))].sort()) {
             process.stdout.write(`${pc.bold(category)}\n`);
-            for (const d of definitions.filter((x) => x.category === category)) {
-              const flag = d.requiresApproval ? pc.yellow(" [approval]") : "";
+            for (const d of on.filter((x) => x.category === category)) {
+              const policy = settings.effectivePolicy(d);
+              const flag =
+                policy === "never"
+                  ? pc.red(" [never: refused]")
+                  : policy === "ask"
+                    ? pc.yellow(" [approval]")
+                    : "";
               process.stdout.write(
                 `  ${pc.cyan(d.tool.name.padEnd(width))}  ${firstLine(d.tool.description)}${flag}\n`,
+              );
+            }
+          }
+          const off = definitions.filter((d) => !settings.enabled(d.tool.name));
+          if (off.length > 0) {
+            process.stdout.write(`${pc.bold("switched off (through the server's tool settings)")}\n`);
+            for (const d of off) {
+              const { source, policy } = status(d);
+              const from = source.type === "mcp" ? `mcp server ${source.server}` : source.type;
+              process.stdout.write(
+                `  ${pc.dim(d.tool.name.padEnd(width))}  [disabled] source: ${from}, policy: ${policy}\n`,
               );
             }
           }
           return 0;
         } finally {
           await runtime.close();
+          await store?.close();
         }
       }),
     );
@@ -95,7 +142,27 @@ export function registerToolsCommand(program: Command): void {
           ...(options.config ? { configPath: options.config } : {}),
           db: options.db,
         });
+        let store: SqliteStore | undefined;
         try {
+          const { settings } = await loadToolSettings({
+            registry: runtime.registry,
+            dbFile: resolveDbPath(options.db),
+            openDb: () => (store ??= openStore(options.db)),
+            configuredPolicies: runtime.config.mcp?.approvals,
+          });
+          // Calling a tool by name is the person's own explicit action (so `ask` runs), but what was switched off or
+          // set to `never` through the server stays off here too.
+          const definition = runtime.registry.get(name, { includeDisabled: true });
+          if (definition && !settings.enabled(name)) {
+            throw new CliError(
+              `The tool "${name}" is switched off in the tool settings of ${resolveDbPath(options.db)}; nothing ran. Switch it on with PATCH /api/tools/${name} {"enabled": true} on \`toolbridge serve\`.`,
+            );
+          }
+          if (definition && settings.effectivePolicy(definition) === "never") {
+            throw new CliError(
+              `The tool "${name}" may not be called (its policy is "never"); nothing ran. Change it with PATCH /api/tools/${name} {"policy": "ask"} on \`toolbridge serve\`.`,
+            );
+          }
           const outcome = await runtime.executor.execute(
             { name, arguments: args },
             {
@@ -117,6 +184,7 @@ export function registerToolsCommand(program: Command): void {
           return outcome.result.isError ? 1 : 0;
         } finally {
           await runtime.close();
+          await store?.close();
         }
       }),
     );

@@ -35,9 +35,16 @@ export function verifySessionValue(token: string, value: string, nowMs = Date.no
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-/** The Set-Cookie header value for a session (or, with `value` empty, one that ends it). */
-export function sessionCookieHeader(value: string, maxAgeSeconds = SESSION_TTL_SECONDS): string {
-  return `${SESSION_COOKIE_NAME}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${value ? maxAgeSeconds : 0}`;
+/**
+ * The Set-Cookie header value for a session (or, with `value` empty, one that ends it). `secure` adds `Secure`, for a
+ * server reached over HTTPS (behind a TLS proxy): the browser then never sends the cookie over plain HTTP.
+ */
+export function sessionCookieHeader(
+  value: string,
+  options: { maxAgeSeconds?: number; secure?: boolean } = {},
+): string {
+  const maxAge = value ? (options.maxAgeSeconds ?? SESSION_TTL_SECONDS) : 0;
+  return `${SESSION_COOKIE_NAME}=${value}; Path=/; HttpOnly;${options.secure ? " Secure;" : ""} SameSite=Strict; Max-Age=${maxAge}`;
 }
 
 /** The session cookie's value in a Cookie header, if any. */

@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { apiError } from "../api-error.js";
 import { bearerTokenOf, tokenMatches } from "../bearer-token-auth.js";
 import {
@@ -8,6 +8,7 @@ import {
   sessionCookieOf,
   verifySessionValue,
 } from "./session-cookie.js";
+import { type SignInAttempts, tooManySignInFailures } from "./sign-in-limit.js";
 
 /**
  * `/api/session`: how a browser signs in without ever putting the token in a URL or in script-readable storage.
@@ -15,22 +16,25 @@ import {
  * cookie; GET says whether the caller is signed in; DELETE ends the session. Without a server token there is nothing
  * to sign in to, and every call says so.
  */
-export function createSessionRoutes(token: string | undefined): Hono {
+export function createSessionRoutes(
+  token: string | undefined,
+  options: { attempts?: SignInAttempts | undefined; secureCookie?: boolean | undefined } = {},
+): Hono {
   const routes = new Hono();
-  const signedIn = (header: string | undefined, cookie: string | undefined): boolean => {
+  // GET answers whether given credentials are right, so a wrong one counts as a failed sign-in like a POST's.
+  const signedIn = (c: Context): boolean => {
     if (!token) return true;
-    const bearer = bearerTokenOf(header);
-    if (bearer !== undefined) return tokenMatches(token, bearer);
-    const session = sessionCookieOf(cookie);
-    return session !== undefined && verifySessionValue(token, session);
+    const bearer = bearerTokenOf(c.req.header("authorization"));
+    const session = sessionCookieOf(c.req.header("cookie"));
+    const ok =
+      bearer !== undefined
+        ? tokenMatches(token, bearer)
+        : session !== undefined && verifySessionValue(token, session);
+    if (!ok && (bearer !== undefined || session !== undefined)) options.attempts?.failed(c);
+    return ok;
   };
 
-  routes.get("/", (c) =>
-    c.json({
-      authenticated: signedIn(c.req.header("authorization"), c.req.header("cookie")),
-      tokenRequired: !!token,
-    }),
-  );
+  routes.get("/", (c) => c.json({ authenticated: signedIn(c), tokenRequired: !!token }));
 
   routes.post("/", async (c) => {
     if (!token) return c.json({ authenticated: true, tokenRequired: false });
@@ -58,7 +62,11 @@ export function createSessionRoutes(token: string | undefined): Hono {
       }
       presented = field;
     }
+    // Checked again here, after the body was read: guesses sent all at once passed the route's guard together.
+    const wait = options.attempts?.retryAfter(c) ?? 0;
+    if (wait > 0) return tooManySignInFailures(c.req.path, wait);
     if (!tokenMatches(token, presented)) {
+      options.attempts?.failed(c);
       return apiError(
         401,
         "Unauthorized: the token is wrong. Use the token the server was started with (--token).",
@@ -67,13 +75,16 @@ export function createSessionRoutes(token: string | undefined): Hono {
         { "www-authenticate": 'Bearer realm="toolbridge"' },
       );
     }
-    c.header("set-cookie", sessionCookieHeader(mintSessionValue(token)));
+    c.header(
+      "set-cookie",
+      sessionCookieHeader(mintSessionValue(token), { secure: options.secureCookie === true }),
+    );
     c.header("cache-control", "no-store");
     return c.json({ authenticated: true, tokenRequired: true, expiresInSeconds: SESSION_TTL_SECONDS });
   });
 
   routes.delete("/", (c) => {
-    c.header("set-cookie", sessionCookieHeader(""));
+    c.header("set-cookie", sessionCookieHeader("", { secure: options.secureCookie === true }));
     return c.json({ authenticated: false, tokenRequired: !!token });
   });
 

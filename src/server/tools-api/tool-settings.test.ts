@@ -60,6 +60,27 @@ describe("ToolSettings", () => {
     expect(registry.get("srv.tool", { includeDisabled: true })).toBeDefined();
   });
 
+  it("ignores unusable stored values field by field, with a warning, and follows changes made by another writer", async () => {
+    const store = new InMemoryToolSettingsStore();
+    await store.put({ name: "read", enabled: false, policy: "maybe" as never, updatedAt: "t" });
+    await store.put({ name: "wipe", enabled: 7 as never, updatedAt: "t" });
+    const registry = new ToolRegistry();
+    registry.registerAll([tool("read"), tool("wipe", true)]);
+    const warnings: string[] = [];
+    const settings = await ToolSettings.load({ registry, store, warn: (line) => warnings.push(line) });
+    expect(warnings).toEqual([
+      expect.stringMatching(/policy of tool read: "maybe" is not "always", "ask" or "never"/),
+      expect.stringMatching(/"enabled" of tool wipe: 7 is not true or false/),
+    ]);
+    expect(registry.has("read")).toBe(false);
+    expect(registry.has("wipe")).toBe(true);
+    expect(settings.effectivePolicy(registry.get("wipe")!)).toBe("ask");
+    await store.put({ name: "wipe", policy: "never", updatedAt: "t" });
+    expect(await settings.reload()).toBe(true);
+    expect(settings.effectivePolicy(registry.get("wipe")!)).toBe("never");
+    expect(await settings.reload()).toBe(false);
+  });
+
   it("parses a PATCH body strictly, naming every problem", () => {
     expect(parseToolSettingsPatch({ enabled: false, policy: null })).toEqual({
       enabled: false,

@@ -2,6 +2,7 @@ import { ToolbridgeError } from "../../core/toolbridge-error.js";
 import type { ToolSetting, ToolSettingsStore } from "../../store/tool-settings-store.js";
 import type { ApprovalPolicy, ApprovalPolicyConfig } from "../../tools/approval-policy.js";
 import type { AnyToolDefinition } from "../../tools/tool-definition.js";
+import { isValidToolName } from "../../tools/tool-name.js";
 import type { ToolRegistry } from "../../tools/tool-registry.js";
 
 export class ToolSettingsInputError extends ToolbridgeError {
@@ -58,6 +59,43 @@ export interface ToolSettingsOptions {
   /** Policies from the config (`mcp.approvals`); a setting made through the API wins over them. */
   configuredPolicies?: Readonly<Record<string, ApprovalPolicy>> | undefined;
   now?: () => Date;
+  /** Told about stored settings that cannot be used (a corrupt or unknown value), which are then ignored. */
+  warn?: ((message: string) => void) | undefined;
+}
+
+/**
+ * A stored setting as far as it can be trusted: a value outside the schema (a database written by another version or
+ * by hand) is dropped field by field with a warning naming the tool and how to fix it, so one bad row neither crashes
+ * a command nor is read as something it does not say. The other field of the row still applies.
+ */
+export function usableToolSetting(
+  stored: ToolSetting,
+  warn: (message: string) => void,
+): ToolSetting | undefined {
+  const raw = stored as { name: unknown; enabled?: unknown; policy?: unknown; updatedAt: unknown };
+  if (!isValidToolName(raw.name)) {
+    warn(
+      `ignoring a stored tool setting for ${JSON.stringify(raw.name)}: that is not a tool name (table tool_settings).`,
+    );
+    return undefined;
+  }
+  const setting: ToolSetting = { name: raw.name, updatedAt: String(raw.updatedAt) };
+  const fix = `reset it with PATCH /api/tools/${raw.name} {"enabled": null, "policy": null} on \`toolbridge serve\``;
+  if (raw.enabled !== undefined) {
+    if (typeof raw.enabled === "boolean") setting.enabled = raw.enabled;
+    else
+      warn(
+        `ignoring the stored "enabled" of tool ${raw.name}: ${JSON.stringify(raw.enabled)} is not true or false; ${fix}.`,
+      );
+  }
+  if (raw.policy !== undefined) {
+    if (POLICIES.includes(raw.policy as ApprovalPolicy)) setting.policy = raw.policy as ApprovalPolicy;
+    else
+      warn(
+        `ignoring the stored policy of tool ${raw.name}: ${JSON.stringify(raw.policy)} is not "always", "ask" or "never", so its configured policy applies; ${fix}.`,
+      );
+  }
+  return setting.enabled === undefined && setting.policy === undefined ? undefined : setting;
 }
 
 /**
@@ -72,6 +110,7 @@ export class ToolSettings {
   readonly #store: ToolSettingsStore;
   readonly #configured: Readonly<Record<string, ApprovalPolicy>>;
   readonly #now: () => Date;
+  readonly #warn: (message: string) => void;
   #settings = new Map<string, ToolSetting>();
   /** Changes are applied one at a time, so two PATCHes of one tool cannot interleave their read and write. */
   #queue: Promise<unknown> = Promise.resolve();
@@ -81,13 +120,41 @@ export class ToolSettings {
     this.#store = options.store;
     this.#configured = options.configuredPolicies ?? {};
     this.#now = options.now ?? (() => new Date());
+    this.#warn = options.warn ?? (() => {});
   }
 
   /** Load the stored settings and apply them to the registry (also to tools that are not registered yet). */
   static async load(options: ToolSettingsOptions): Promise<ToolSettings> {
     const settings = new ToolSettings(options);
-    for (const setting of await options.store.list()) settings.#settings.set(setting.name, setting);
+    settings.#settings = await settings.#read();
     settings.#apply();
+    return settings;
+  }
+
+  /**
+   * Read the store again and apply what changed: settings made by another process on the same database (a `serve`
+   * while `toolbridge mcp` runs) take effect here too. Queued behind changes made here. True when anything changed.
+   */
+  reload(): Promise<boolean> {
+    const run = this.#queue.then(async () => {
+      const next = await this.#read();
+      const key = (map: Map<string, ToolSetting>) =>
+        JSON.stringify([...map.values()].map(({ name, enabled, policy }) => [name, enabled, policy]));
+      if (key(next) === key(this.#settings)) return false;
+      this.#settings = next;
+      this.#apply();
+      return true;
+    });
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  async #read(): Promise<Map<string, ToolSetting>> {
+    const settings = new Map<string, ToolSetting>();
+    for (const stored of await this.#store.list()) {
+      const setting = usableToolSetting(stored, this.#warn);
+      if (setting) settings.set(setting.name, setting);
+    }
     return settings;
   }
 

@@ -11,6 +11,8 @@ import { decisionsSchema, parseBody, startRunSchema } from "../runs-api/run-requ
 import type { RunService } from "../runs-api/run-service.js";
 import { badRequest, notFound, type RunsApiError } from "../runs-api/runs-api-errors.js";
 import { asRunsApiError } from "../runs-api/runs-routes.js";
+import { sessionCookieOf } from "../security/session-cookie.js";
+import type { SignInAttempts } from "../security/sign-in-limit.js";
 
 export interface WsApiOptions {
   registry: ToolRegistry;
@@ -27,6 +29,14 @@ export interface WsApiOptions {
   decidedBy?: string;
   /** How long a socket may stay unauthenticated. Default 10 s. */
   authTimeoutMs?: number;
+  /** The sign-in failure limit: wrong tokens at the upgrade or in `{type:"auth"}` count against the client. */
+  attempts?: SignInAttempts | undefined;
+}
+
+/** What a socket knows of the sign-in limit for its own client. */
+interface SocketSignIn {
+  retryAfter(): number;
+  failed(): void;
 }
 
 const messageSchema = z.looseObject({ id: z.union([z.string(), z.number()]).optional(), type: z.string() });
@@ -63,6 +73,7 @@ class WsSession {
     readonly ws: WSContext,
     readonly options: WsApiOptions,
     authenticated: boolean,
+    readonly signIn?: SocketSignIn,
   ) {
     this.authenticated = authenticated;
     if (!authenticated) {
@@ -155,6 +166,7 @@ class WsSession {
       if (known) {
         this.sendError(id, known);
         if (known.status === 401) this.close(POLICY_VIOLATION, "wrong token");
+        if (known.status === 429) this.close(POLICY_VIOLATION, "too many wrong tokens");
       } else {
         process.stderr.write(`toolbridge: WebSocket API: ${(error as Error)?.stack ?? String(error)}\n`);
         this.sendError(id, {
@@ -228,7 +240,18 @@ class WsSession {
   #auth(body: Record<string, unknown>) {
     const { token } = parseBody(authSchema, body, "auth");
     const expected = this.options.token;
+    const wait = this.signIn?.retryAfter() ?? 0;
+    if (wait > 0) {
+      // Not compared at all while the client waits: the answer tells a guesser nothing.
+      throw Object.assign(
+        new Error(
+          `Too Many Requests: too many wrong tokens from this address; no token is checked for ${wait} s.`,
+        ),
+        { isAuth: true, status: 429 },
+      );
+    }
     if (expected !== undefined && !timingSafeEqual(digest(token), digest(expected))) {
+      this.signIn?.failed();
       // A wrong token ends the socket (after this error is sent): guessing must cost a new connection each time.
       throw Object.assign(new Error("Unauthorized: the token is wrong."), { isAuth: true });
     }
@@ -259,8 +282,10 @@ class WsSession {
 function asToolError(error: unknown) {
   if (error instanceof ToolNotFoundError) return notFound(error.message);
   if (error instanceof InvalidCursorError) return badRequest(error.message);
-  if ((error as { isAuth?: boolean })?.isAuth)
-    return { message: (error as Error).message, type: "authentication_error", status: 401 };
+  const auth = error as { isAuth?: boolean; status?: number } | undefined;
+  if (auth?.isAuth && auth.status === 429)
+    return { message: (error as Error).message, type: "rate_limit_error", status: 429 };
+  if (auth?.isAuth) return { message: (error as Error).message, type: "authentication_error", status: 401 };
   return undefined;
 }
 
@@ -286,14 +311,21 @@ export function mountWsApi(app: Hono, options: WsApiOptions) {
         expected === undefined ||
         (header !== null && timingSafeEqual(digest(header[1] as string), expected)) ||
         options.authenticate?.(c.req.raw) === true;
+      const attempts = options.attempts;
+      // A wrong Bearer header or session cookie at the upgrade is a failed sign-in; none at all is not.
+      if (!authenticated && (header !== null || sessionCookieOf(c.req.header("cookie")) !== undefined))
+        attempts?.failed(c);
+      const signIn: SocketSignIn | undefined = attempts
+        ? { retryAfter: () => attempts.retryAfter(c), failed: () => attempts.failed(c) }
+        : undefined;
       let session: WsSession | undefined;
       return {
         onOpen(_event, ws) {
-          session = new WsSession(ws, options, authenticated);
+          session = new WsSession(ws, options, authenticated, signIn);
           sessions.add(session);
         },
         onMessage(event, ws) {
-          session ??= new WsSession(ws, options, authenticated);
+          session ??= new WsSession(ws, options, authenticated, signIn);
           if (typeof event.data !== "string") {
             session.sendError(undefined, badRequest("Binary messages are not understood; send JSON text."));
             return;

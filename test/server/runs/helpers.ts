@@ -173,6 +173,8 @@ export async function openServer(
     tools?: ReturnType<typeof createTestTools>;
     keepAliveMs?: number;
     maxBufferedBytes?: number;
+    signInLimit?: Parameters<typeof startServer>[0]["signInLimit"];
+    secureCookie?: boolean;
   } = {},
 ) {
   const store = new SqliteStore(file);
@@ -197,6 +199,8 @@ export async function openServer(
     executor,
     port: 0,
     ...(options.token ? { token: options.token } : {}),
+    ...(options.signInLimit ? { signInLimit: options.signInLimit } : {}),
+    ...(options.secureCookie ? { secureCookie: true } : {}),
     runs: {
       service,
       keepAliveMs: options.keepAliveMs ?? 1000,
