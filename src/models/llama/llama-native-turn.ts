@@ -11,6 +11,7 @@ import type { ModelEvent, ModelFinishReason, ModelRequest } from "../../core/lan
 import { generateCallId } from "../generate-call-id.js";
 import { resultForModel, toLlamaChatHistory } from "./llama-chat-history.js";
 import {
+  answerGrammarOption,
   isForced,
   offeredTools,
   pumpGeneration,
@@ -106,6 +107,9 @@ export function streamNativeTurn(input: {
           ...samplingFor(loaded, sampling, (spent) => {
             remaining -= spent;
           }),
+          // A JSON answer format; set only when no function is offered. node-llama-cpp's option type forbids `grammar`
+          // beside `onFunctionCall` even then, while at run time it refuses a grammar only with functions enabled.
+          ...(answerGrammarOption(sampling) as object),
           signal: controller.signal,
           stopOnAbortSignal: true,
           maxTokens: Math.max(1, remaining),

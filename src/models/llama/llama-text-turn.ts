@@ -5,7 +5,14 @@ import type { ChatTemplate } from "../chat-template/chat-template.js";
 import { renderCompletionPrompt } from "../completions/render-completion-prompt.js";
 import { TextCallReader } from "../text-call-reader.js";
 import { type CallFrameCache, cachedCallBodyGrammar } from "./call-body-grammar-cache.js";
-import { isForced, offeredTools, pumpGeneration, type Sampling, samplingFor } from "./llama-generation.js";
+import {
+  answerGrammarOption,
+  isForced,
+  offeredTools,
+  pumpGeneration,
+  type Sampling,
+  samplingFor,
+} from "./llama-generation.js";
 import type { LoadedLlama } from "./llama-runtime.js";
 
 /**
@@ -99,6 +106,7 @@ export function streamTextTurn(input: {
         const result = await completion.generateCompletionWithMeta(tokens, {
           ...common,
           customStopTriggers: triggers,
+          ...answerGrammarOption(sampling), // a JSON answer format (set only when no tool is offered)
         });
         if (controller.signal.aborted) break;
         const meta = result.metadata;
