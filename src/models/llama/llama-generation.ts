@@ -48,7 +48,7 @@ export function samplingFor(
   temperature: number;
   seed?: number;
   topP?: number;
-  repeatPenalty?: { presencePenalty?: number; frequencyPenalty?: number };
+  repeatPenalty?: { penalizeNewLine: boolean; presencePenalty?: number; frequencyPenalty?: number };
   tokenBias?: NonNullable<LoadedLlama["tokenBias"]>;
   onToken: (tokens: Token[]) => void;
 } {
@@ -58,10 +58,12 @@ export function samplingFor(
     temperature: sampling.temperature,
     ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}),
     ...(sampling.topP !== undefined ? { topP: sampling.topP } : {}),
-    // node-llama-cpp's other repeat-penalty defaults (last 64 tokens, penalty 1.1) stay as they are.
+    // As OpenAI's penalties, they count every token, newlines too (node-llama-cpp leaves newlines out by default);
+    // its other repeat-penalty defaults (the last 64 tokens, penalty 1.1) stay as they are.
     ...(penalties
       ? {
           repeatPenalty: {
+            penalizeNewLine: true,
             ...(presencePenalty !== undefined ? { presencePenalty } : {}),
             ...(frequencyPenalty !== undefined ? { frequencyPenalty } : {}),
           },
