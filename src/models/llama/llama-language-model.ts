@@ -155,7 +155,9 @@ export class LlamaLanguageModel implements LanguageModel {
   #sampling(request: ModelRequest): Sampling {
     const o = this.#options;
     const r = request.sampling ?? {};
-    const seed = r.seed ?? o.seed;
+    // llama.cpp's seed is 32-bit unsigned; OpenAI's is any integer (negative ones included).
+    const wanted = r.seed ?? o.seed;
+    const seed = wanted === undefined ? undefined : wanted >>> 0;
     return {
       temperature: r.temperature ?? o.temperature ?? this.#hintedTemperature ?? 0.7,
       ...(seed !== undefined ? { seed } : {}),

@@ -150,6 +150,11 @@ describe.each(["tiny-text", "tiny-native"])("/v1 on a local GGUF (%s)", (model) 
     expect(text?.length).toBeGreaterThan(4);
     expect(again.choices[0]!.message.content).toBe(text);
     expect(other.choices[0]!.message.content).not.toBe(text);
+    // OpenAI takes any integer as a seed: a negative one is as repeatable.
+    const negative = await ask(model, { ...VARIED, temperature: 1, seed: -5 });
+    expect((await ask(model, { ...VARIED, temperature: 1, seed: -5 })).choices[0]!.message.content).toBe(
+      negative.choices[0]!.message.content,
+    );
   });
 
   it("presence/frequency penalties reach the sampler: without them the model only repeats itself", async () => {
