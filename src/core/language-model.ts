@@ -14,6 +14,13 @@ export interface ModelRequest {
    * smaller of it and the model's configured limit applies.
    */
   maxTokens?: number;
+  /** Per-request sampling (an OpenAI client's temperature, seed, stop…): each value set overrides the model's default for this request only. */
+  sampling?: SamplingSettings;
+  /**
+   * The shape of a text answer (OpenAI's `response_format`). A backend that cannot honour a JSON format throws an
+   * `UnsupportedSettingError` before generating rather than answering free text.
+   */
+  responseFormat?: ResponseFormat;
   /** Fires on step timeout, total timeout and cancellation; a backend stops generating when it does. */
   signal: AbortSignal;
   /**
@@ -26,6 +33,26 @@ export interface ModelRequest {
    */
   executeCall?: (call: ModelCallRequest) => Promise<ExecuteCallOutcome>;
 }
+
+/** Sampling settings a request may carry; ranges as OpenAI's (temperature 0–2, topP 0–1, penalties −2–2). */
+export interface SamplingSettings {
+  temperature?: number;
+  topP?: number;
+  seed?: number;
+  /**
+   * Stop strings: the answer's text ends before the first of them and the turn finishes with reason `stop`. They
+   * apply to the text shown as content, never to the markup of a tool call a backend is parsing.
+   */
+  stop?: readonly string[];
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+}
+
+/** `json_object`: the answer is a JSON object; `json_schema`: a JSON value valid against `schema`. */
+export type ResponseFormat =
+  | { type: "text" }
+  | { type: "json_object" }
+  | { type: "json_schema"; name: string; schema: Record<string, unknown>; strict?: boolean };
 
 /** A call handed to `ModelRequest.executeCall`. */
 export interface ModelCallRequest {

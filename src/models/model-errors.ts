@@ -23,3 +23,18 @@ export class ModelRequestError extends ToolbridgeError {
 export class MarkupStrippedError extends ToolbridgeError {
   override name = "MarkupStrippedError";
 }
+
+/**
+ * The request asks for something this backend cannot do (a JSON `responseFormat` on a backend with no way to
+ * constrain its output). Thrown before anything is generated, so a server can refuse the request (HTTP 400).
+ * `setting` names the ModelRequest field, e.g. `responseFormat`.
+ */
+export class UnsupportedSettingError extends ToolbridgeError {
+  override name = "UnsupportedSettingError";
+  constructor(
+    message: string,
+    readonly setting: string,
+  ) {
+    super(message);
+  }
+}

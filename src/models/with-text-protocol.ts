@@ -3,6 +3,7 @@ import type { LanguageModel, ModelEvent, ModelRequest } from "../core/language-m
 import type { ToolCallProtocol } from "../protocols/protocol.js";
 import { toProtocolTranscript } from "./completions/render-completion-prompt.js";
 import { enforceToolChoice } from "./enforce-tool-choice.js";
+import { requestStops, stopAtVisibleText } from "./stop-at-visible-text.js";
 import { TextCallReader } from "./text-call-reader.js";
 
 export interface TextProtocolModel extends LanguageModel {
@@ -37,18 +38,28 @@ export function withTextProtocol(
           : { role: "user", content: m.content },
     );
     const reader = new TextCallReader({ protocol, tools: request.tools });
-    for await (const event of inner.stream({
+    // With a call possible, the inner model's text holds call markup: stop strings apply after the parser (the inner
+    // server would match them on the markup too), and a JSON answer format is not asked for (a call is not JSON).
+    const callable = request.tools.length > 0 && request.toolChoice !== "none";
+    const { stop: _stop, ...withoutStop } = request.sampling ?? {};
+    const innerEvents = inner.stream({
       messages,
       tools: [],
       toolChoice: "auto",
       signal: request.signal,
       ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
-    })) {
-      if (event.type === "text-delta") yield* reader.push(event.text);
-      else if (event.type === "finish") {
-        yield* reader.end();
-        yield reader.calls > 0 ? { ...event, reason: "tool-calls" } : event;
-      } else if (event.type === "reasoning-delta") yield event;
+      ...(request.sampling ? { sampling: callable ? withoutStop : request.sampling } : {}),
+      ...(request.responseFormat && !callable ? { responseFormat: request.responseFormat } : {}),
+    });
+    yield* stopAtVisibleText(parse(innerEvents), callable ? requestStops(request) : []);
+    async function* parse(events: AsyncIterable<ModelEvent>): AsyncIterable<ModelEvent> {
+      for await (const event of events) {
+        if (event.type === "text-delta") yield* reader.push(event.text);
+        else if (event.type === "finish") {
+          yield* reader.end();
+          yield reader.calls > 0 ? { ...event, reason: "tool-calls" } : event;
+        } else if (event.type === "reasoning-delta") yield event;
+      }
     }
   }
   return {

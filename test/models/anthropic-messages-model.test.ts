@@ -105,4 +105,27 @@ describe("anthropic backend over recorded SSE (real @anthropic-ai/sdk client, lo
     ]);
     await agent.close();
   });
+
+  it("a request's stop strings and JSON schema go out as stop_sequences and output_config; json_object is refused", async () => {
+    const model = await modelFor(["anthropic-text.sse"]);
+    const schema = { type: "object", properties: { a: { type: "string" } }, additionalProperties: false };
+    await collectEvents(model, {
+      messages: [{ role: "user", content: "hi" }],
+      sampling: { stop: ["END"], temperature: 0.3, seed: 4, presencePenalty: 1 },
+      responseFormat: { type: "json_schema", name: "out", schema },
+    });
+    const body = server?.requests[0]?.body;
+    expect(body?.stop_sequences).toEqual(["END"]);
+    expect(body?.output_config).toEqual({ format: { type: "json_schema", schema } });
+    // The Messages API has no seed or penalties, and has deprecated temperature: none of them is sent.
+    for (const key of ["temperature", "seed", "presence_penalty", "top_p"])
+      expect(body).not.toHaveProperty(key);
+    await expect(
+      collectEvents(model, {
+        messages: [{ role: "user", content: "hi" }],
+        responseFormat: { type: "json_object" },
+      }),
+    ).rejects.toThrow(/json_schema/);
+    expect(server?.requests).toHaveLength(1);
+  });
 });

@@ -21,7 +21,7 @@ import {
   toAnthropicToolChoice,
   toAnthropicTools,
 } from "../message-converters/anthropic-messages.js";
-import { ModelConfigError, ModelRequestError } from "../model-errors.js";
+import { ModelConfigError, ModelRequestError, UnsupportedSettingError } from "../model-errors.js";
 
 export interface AnthropicMessagesModelOptions extends HttpModelOptions {
   /** e.g. `claude-sonnet-4-5`. */
@@ -123,6 +123,13 @@ export class AnthropicMessagesModel implements LanguageModel {
       stream: true,
     };
     if (system !== undefined) body.system = system;
+    // Of the request's sampling, the Messages API takes stop sequences. It has no seed and no penalties, and it has
+    // deprecated temperature and top_p (SDK 1.12 no longer types them): those are not sent.
+    const stop = request.sampling?.stop;
+    if (stop?.length) body.stop_sequences = [...stop];
+    // Structured outputs: the answer held to a JSON schema.
+    if (request.responseFormat?.type === "json_schema")
+      body.output_config = { format: { type: "json_schema", schema: request.responseFormat.schema } };
     if (o.thinkingBudgetTokens) body.thinking = { type: "enabled", budget_tokens: o.thinkingBudgetTokens };
     if (request.tools.length > 0) {
       body.tools = toAnthropicTools(request.tools);
@@ -135,6 +142,11 @@ export class AnthropicMessagesModel implements LanguageModel {
   }
 
   async *stream(request: ModelRequest): AsyncIterable<ModelEvent> {
+    if (request.responseFormat?.type === "json_object")
+      throw new UnsupportedSettingError(
+        'The anthropic backend cannot answer "any JSON object" (response_format json_object): the Messages API holds answers to a given schema only. Send response_format {"type": "json_schema", "json_schema": {"name", "schema"}}.',
+        "responseFormat",
+      );
     let stream: AsyncIterable<RawMessageStreamEvent>;
     try {
       stream = await this.#client.messages.create(this.#body(request), { signal: request.signal });

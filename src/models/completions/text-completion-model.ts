@@ -20,9 +20,15 @@ import {
 import { chooseProtocol } from "../choose-protocol.js";
 import { enforceToolChoice } from "../enforce-tool-choice.js";
 import type { HttpModelOptions } from "../http-model-options.js";
-import { MarkupStrippedError, ModelConfigError, ModelRequestError } from "../model-errors.js";
+import {
+  MarkupStrippedError,
+  ModelConfigError,
+  ModelRequestError,
+  UnsupportedSettingError,
+} from "../model-errors.js";
 import { createOpenAIClient } from "../openai/create-openai-client.js";
 import { describeOpenAIError } from "../openai/describe-openai-error.js";
+import { requestStops, StopAtVisibleText } from "../stop-at-visible-text.js";
 import { TextCallReader } from "../text-call-reader.js";
 import { renderCompletionPrompt } from "./render-completion-prompt.js";
 import { StopSequenceFilter } from "./stop-sequence-filter.js";
@@ -51,9 +57,12 @@ export interface TextCompletionModelOptions extends HttpModelOptions {
   fallbackProtocol?: (typeof MARKUP_SAFE_PROTOCOLS)[number];
   /** Always sent: servers default to 16 tokens (spec, mlx --max-tokens) or unbounded (llama.cpp). Default 1024. */
   maxTokens?: number;
+  /** Sampling defaults; a request's own values (an OpenAI client's temperature…) override them for that request. */
   temperature?: number;
   topP?: number;
   seed?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
   /** Extra stop sequences (the protocol's and the template's end-of-turn markers are always used). */
   stop?: readonly string[];
   /** Extra chat-template variables, e.g. `{ enable_thinking: false }`. */
@@ -118,6 +127,12 @@ export class TextCompletionModel implements LanguageModel {
   }
 
   async *#attempt(request: ModelRequest, extra: readonly AgentMessage[]): AsyncIterable<ModelEvent> {
+    const format = request.responseFormat?.type;
+    if (format === "json_object" || format === "json_schema")
+      throw new UnsupportedSettingError(
+        `The completions backend at ${this.#options.baseURL} cannot hold its output to JSON (response_format ${format}): /v1/completions has no such parameter. llama-server takes a schema natively: set extraBody { "json_schema": {…} } on this model, or use an "openai" backend.`,
+        "responseFormat",
+      );
     for (;;) {
       const protocol = this.#protocol;
       const outcome = yield* this.#generate(request, extra, protocol);
@@ -154,9 +169,20 @@ export class TextCompletionModel implements LanguageModel {
       ...(o.templateVariables ? { variables: o.templateVariables } : {}),
       ...(o.forceCallPrefix === false ? { forceCallPrefix: false } : {}),
     });
+    const userStops = requestStops(request);
+    // The request's stop strings go to the server only when no call can come back: a server matches them on the raw
+    // text, where they could cut a call's markup or arguments. Otherwise they apply to the visible text, after the
+    // protocol parser (StopAtVisibleText).
+    const callable = request.tools.length > 0 && request.toolChoice !== "none";
     const stops = [
-      ...new Set([...protocol.stopSequences, ...this.template.turnEndMarkers, ...(o.stop ?? [])]),
+      ...new Set(
+        callable
+          ? [...protocol.stopSequences, ...this.template.turnEndMarkers, ...(o.stop ?? [])]
+          : [...this.template.turnEndMarkers, ...userStops, ...(o.stop ?? []), ...protocol.stopSequences],
+      ),
     ];
+    const visible = callable && userStops.length ? new StopAtVisibleText(userStops) : undefined;
+    const show = (events: ModelEvent[]) => (visible ? events.flatMap((e) => visible.read(e)) : events);
     const body: CompletionCreateParamsStreaming = {
       model: o.model ?? "default",
       prompt,
@@ -167,9 +193,17 @@ export class TextCompletionModel implements LanguageModel {
     };
     // The spec allows four; the rest are enforced client-side by the filter below.
     if (stops.length) body.stop = stops.slice(0, 4);
-    if (o.temperature !== undefined) body.temperature = o.temperature;
-    if (o.topP !== undefined) body.top_p = o.topP;
-    if (o.seed !== undefined) body.seed = o.seed;
+    const r = request.sampling ?? {};
+    const temperature = r.temperature ?? o.temperature;
+    const topP = r.topP ?? o.topP;
+    const seed = r.seed ?? o.seed;
+    const presencePenalty = r.presencePenalty ?? o.presencePenalty;
+    const frequencyPenalty = r.frequencyPenalty ?? o.frequencyPenalty;
+    if (temperature !== undefined) body.temperature = temperature;
+    if (topP !== undefined) body.top_p = topP;
+    if (seed !== undefined) body.seed = seed;
+    if (presencePenalty !== undefined) body.presence_penalty = presencePenalty;
+    if (frequencyPenalty !== undefined) body.frequency_penalty = frequencyPenalty;
     const baseURL = o.baseURL;
     let stream: AsyncIterable<Completion>;
     try {
@@ -187,7 +221,7 @@ export class TextCompletionModel implements LanguageModel {
     let finish: string | null | undefined;
     let usage: ModelUsage | undefined;
     let chunks = 0;
-    if (forcedPrefix) yield* reader.push(forcedPrefix);
+    if (forcedPrefix) yield* show(reader.push(forcedPrefix));
     try {
       for await (const chunk of stream) {
         chunks += 1;
@@ -196,9 +230,10 @@ export class TextCompletionModel implements LanguageModel {
         const choice = chunk.choices?.[0];
         if (!choice) continue;
         if (typeof choice.text === "string" && choice.text !== "")
-          yield* reader.push(filter.push(choice.text));
+          yield* show(reader.push(filter.push(choice.text)));
         if (choice.finish_reason) finish = choice.finish_reason;
-        if (filter.stopped) {
+        // Leaving the loop closes the stream, and the server stops generating (the usage chunk is not waited for).
+        if (filter.stopped || visible?.stopped) {
           finish = "stop";
           break;
         }
@@ -210,8 +245,8 @@ export class TextCompletionModel implements LanguageModel {
       throw new ModelRequestError(
         `The completion server at ${baseURL} ended the stream without sending anything.`,
       );
-    yield* reader.push(filter.end());
-    yield* reader.end();
+    yield* show(reader.push(filter.end()));
+    yield* show(reader.end());
     if ((finish as string | undefined) === "tool_calls" && reader.calls === 0) {
       return reader.shown.trim() === "" ? "markup-stripped" : "markup-stripped-late";
     }
@@ -223,7 +258,7 @@ export class TextCompletionModel implements LanguageModel {
           : finish === "stop" || !finish
             ? "stop"
             : "other";
-    yield { type: "finish", reason, ...(usage ? { usage } : {}) };
+    yield* show([{ type: "finish", reason, ...(usage ? { usage } : {}) }]);
     return "done";
   }
 }

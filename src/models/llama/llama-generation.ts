@@ -1,13 +1,16 @@
 import type { Tool } from "@modelcontextprotocol/server";
-import type { Token } from "node-llama-cpp";
+import type { LlamaGrammar, Token } from "node-llama-cpp";
 import type { ModelEvent, ModelRequest, ToolChoice } from "../../core/language-model.js";
 import { ModelRequestError } from "../model-errors.js";
+import { requestStops, stopAtVisibleText } from "../stop-at-visible-text.js";
 import { EventQueue } from "./event-queue.js";
 import { guardNativeRejections } from "./guard-native-rejections.js";
 import type { LoadedLlama } from "./llama-runtime.js";
 
 /** The abort reason used when a call (not the user) stops generation. */
 export const STOP_FOR_CALL = new Error("tool call handed to the loop");
+/** The abort reason used when the answer's text reached one of the request's stop strings. */
+export const STOP_FOR_STOP_STRING = new Error("stop string reached");
 
 export const isForced = (choice: ToolChoice): boolean => choice === "required" || typeof choice === "object";
 
@@ -25,7 +28,15 @@ export function offeredTools(tools: readonly Tool[], choice: ToolChoice): readon
 export interface Sampling {
   temperature: number;
   seed?: number;
+  topP?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
   maxTokens: number;
+  /**
+   * The grammar of the answer (a JSON `responseFormat`). Set only for turns that offer no tools: node-llama-cpp
+   * cannot combine a grammar with function calling, and text mode's call bodies have their own grammar.
+   */
+  answerGrammar?: LlamaGrammar;
 }
 
 /** node-llama-cpp's sampling options for one call of a generation, counting the tokens it produces into `spent`. */
@@ -36,21 +47,44 @@ export function samplingFor(
 ): {
   temperature: number;
   seed?: number;
+  topP?: number;
+  repeatPenalty?: { penalizeNewLine: boolean; presencePenalty?: number; frequencyPenalty?: number };
   tokenBias?: NonNullable<LoadedLlama["tokenBias"]>;
   onToken: (tokens: Token[]) => void;
 } {
+  const { presencePenalty, frequencyPenalty } = sampling;
+  const penalties = presencePenalty !== undefined || frequencyPenalty !== undefined;
   return {
     temperature: sampling.temperature,
     ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}),
+    ...(sampling.topP !== undefined ? { topP: sampling.topP } : {}),
+    // As OpenAI's penalties, they count every token, newlines too (node-llama-cpp leaves newlines out by default);
+    // its other repeat-penalty defaults (the last 64 tokens, penalty 1.1) stay as they are.
+    ...(penalties
+      ? {
+          repeatPenalty: {
+            penalizeNewLine: true,
+            ...(presencePenalty !== undefined ? { presencePenalty } : {}),
+            ...(frequencyPenalty !== undefined ? { frequencyPenalty } : {}),
+          },
+        }
+      : {}),
+
     ...(loaded.tokenBias ? { tokenBias: loaded.tokenBias } : {}),
     onToken: (tokens: Token[]) => spent(tokens.length),
   };
 }
 
+/** The answer's grammar as a generation option, when the request's JSON format set one. */
+export function answerGrammarOption(sampling: Sampling): { grammar?: LlamaGrammar } {
+  return sampling.answerGrammar ? { grammar: sampling.answerGrammar } : {};
+}
+
 /**
  * Runs `generate` and streams what it pushes. node-llama-cpp failures become a ModelRequestError, never a crash;
  * an abandoned stream (the loop cancelled it) stops the generation and waits for it, so the context sequence is free
- * when the caller releases it.
+ * when the caller releases it. The request's stop strings are applied here to the visible text, after the turn took
+ * calls out (StopAtVisibleText): reaching one stops the generation, which then finishes normally with its usage.
  */
 export async function* pumpGeneration(
   request: ModelRequest,
@@ -77,7 +111,10 @@ export async function* pumpGeneration(
       queue.fail(request.signal.aborted ? request.signal.reason : llamaError(failure ?? error)),
   );
   try {
-    yield* queue;
+    const stops = requestStops(request);
+    // Without stop strings, no extra generator between the queue and the consumer (one less hop per event).
+    if (stops.length === 0) yield* queue;
+    else yield* stopAtVisibleText(queue, stops, () => controller.abort(STOP_FOR_STOP_STRING));
   } finally {
     controller.abort(request.signal.reason ?? new Error("stream closed"));
     await done;

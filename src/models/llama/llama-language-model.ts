@@ -7,9 +7,10 @@ import type { ChatTemplate } from "../chat-template/chat-template.js";
 import { builtinChatTemplate, loadChatTemplate } from "../chat-template/load-chat-template.js";
 import { chooseProtocol } from "../choose-protocol.js";
 import { enforceToolChoice } from "../enforce-tool-choice.js";
+import { answerGrammar } from "./answer-grammar.js";
 import { CallFrameCache } from "./call-body-grammar-cache.js";
 import { TINY_MODEL_PARAMETERS } from "./choose-threads.js";
-import { isForced, type Sampling } from "./llama-generation.js";
+import { isForced, offeredTools, type Sampling } from "./llama-generation.js";
 import { streamNativeTurn } from "./llama-native-turn.js";
 import { type LoadedLlama, loadLlama } from "./llama-runtime.js";
 import { streamTextTurn } from "./llama-text-turn.js";
@@ -150,23 +151,38 @@ export class LlamaLanguageModel implements LanguageModel {
     return o;
   }
 
-  #sampling(requested: number | undefined): Sampling {
+  /** The configured sampling with the request's own settings over it, for this request only. */
+  #sampling(request: ModelRequest): Sampling {
     const o = this.#options;
+    const r = request.sampling ?? {};
+    // llama.cpp's seed is 32-bit unsigned; OpenAI's is any integer (negative ones included).
+    const wanted = r.seed ?? o.seed;
+    const seed = wanted === undefined ? undefined : wanted >>> 0;
     return {
-      temperature: o.temperature ?? this.#hintedTemperature ?? 0.7,
-      ...(o.seed !== undefined ? { seed: o.seed } : {}),
-      maxTokens: Math.min(o.maxTokens ?? 1024, requested ?? Number.POSITIVE_INFINITY),
+      temperature: r.temperature ?? o.temperature ?? this.#hintedTemperature ?? 0.7,
+      ...(seed !== undefined ? { seed } : {}),
+      ...(r.topP !== undefined ? { topP: r.topP } : {}),
+      ...(r.presencePenalty !== undefined ? { presencePenalty: r.presencePenalty } : {}),
+      ...(r.frequencyPenalty !== undefined ? { frequencyPenalty: r.frequencyPenalty } : {}),
+      maxTokens: Math.min(o.maxTokens ?? 1024, request.maxTokens ?? Number.POSITIVE_INFINITY),
     };
   }
 
   async *stream(request: ModelRequest): AsyncIterable<ModelEvent> {
     const loaded = await this.load();
+    const maxStringLength = this.#maxStringLength(loaded);
+    // A JSON answer format becomes a grammar on turns that offer no tool. With tools offered, the answer may be a call
+    // instead, and neither node-llama-cpp's function calling nor text mode's call grammar combines with a second one.
+    const grammar =
+      offeredTools(request.tools, request.toolChoice).length === 0
+        ? await answerGrammar(loaded.llama, request.responseFormat, maxStringLength)
+        : undefined;
     const sequence = await loaded.acquire(request.signal);
     const common = {
       loaded,
       sequence,
-      sampling: this.#sampling(request.maxTokens),
-      maxStringLength: this.#maxStringLength(loaded),
+      sampling: { ...this.#sampling(request), ...(grammar ? { answerGrammar: grammar } : {}) },
+      maxStringLength,
     };
     try {
       if (!this.#text) {

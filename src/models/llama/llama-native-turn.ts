@@ -12,6 +12,7 @@ import { generateCallId } from "../generate-call-id.js";
 import { DeferredText } from "./deferred-text.js";
 import { resultForModel, toLlamaChatHistory } from "./llama-chat-history.js";
 import {
+  answerGrammarOption,
   isForced,
   offeredTools,
   pumpGeneration,
@@ -120,6 +121,10 @@ export function streamNativeTurn(input: {
               : {}),
             onTextChunk: (delta) => text.add(delta),
             ...samplingFor(loaded, sampling, () => {}),
+            // A JSON answer format; set only when no function is offered. node-llama-cpp's option type forbids
+            // `grammar` beside `onFunctionCall` even then, while at run time it refuses a grammar only with functions
+            // enabled.
+            ...(answerGrammarOption(sampling) as object),
             signal: controller.signal,
             stopOnAbortSignal: true,
             maxTokens: Math.max(1, remaining),

@@ -6,7 +6,14 @@ import { renderCompletionPrompt } from "../completions/render-completion-prompt.
 import { TextCallReader } from "../text-call-reader.js";
 import { type CallFrameCache, cachedCallBodyGrammar } from "./call-body-grammar-cache.js";
 import { DeferredText } from "./deferred-text.js";
-import { isForced, offeredTools, pumpGeneration, type Sampling, samplingFor } from "./llama-generation.js";
+import {
+  answerGrammarOption,
+  isForced,
+  offeredTools,
+  pumpGeneration,
+  type Sampling,
+  samplingFor,
+} from "./llama-generation.js";
 import type { LoadedLlama } from "./llama-runtime.js";
 
 /**
@@ -106,6 +113,7 @@ export function streamTextTurn(input: {
         const result = await completion.generateCompletionWithMeta(tokens, {
           ...common,
           customStopTriggers: triggers,
+          ...answerGrammarOption(sampling), // a JSON answer format (set only when no tool is offered)
         });
         deferred.flush();
         if (controller.signal.aborted) break;

@@ -35,9 +35,12 @@ export interface OpenAIChatModelOptions extends HttpModelOptions {
   maxTokens?: number;
   /** Default `max_completion_tokens` for api.openai.com (reasoning models reject `max_tokens`), `max_tokens` elsewhere. */
   maxTokensParam?: "max_tokens" | "max_completion_tokens";
+  /** Sampling defaults; a request's own values (an OpenAI client's temperature…) override them for that request. */
   temperature?: number;
   topP?: number;
   seed?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
   /** Sent only when set; `false` asks for at most one call per turn. */
   parallelToolCalls?: boolean;
   /** Ask for a usage chunk (`stream_options.include_usage`). Default true. */
@@ -123,9 +126,32 @@ export class OpenAIChatModel implements LanguageModel {
       o.maxTokensParam ?? (/api\.openai\.com/.test(this.#baseURL) ? "max_completion_tokens" : "max_tokens");
     body[param] = capTokens(o.maxTokens ?? 4096, request.maxTokens);
     if (o.includeUsage !== false) body.stream_options = { include_usage: true };
-    if (o.temperature !== undefined) body.temperature = o.temperature;
-    if (o.topP !== undefined) body.top_p = o.topP;
-    if (o.seed !== undefined) body.seed = o.seed;
+    const r = request.sampling ?? {};
+    const temperature = r.temperature ?? o.temperature;
+    const topP = r.topP ?? o.topP;
+    const seed = r.seed ?? o.seed;
+    const presencePenalty = r.presencePenalty ?? o.presencePenalty;
+    const frequencyPenalty = r.frequencyPenalty ?? o.frequencyPenalty;
+    if (temperature !== undefined) body.temperature = temperature;
+    if (topP !== undefined) body.top_p = topP;
+    if (seed !== undefined) body.seed = seed;
+    if (presencePenalty !== undefined) body.presence_penalty = presencePenalty;
+    if (frequencyPenalty !== undefined) body.frequency_penalty = frequencyPenalty;
+    // Native tools: the server keeps calls out of the text, so the stop strings can go to it as they are.
+    if (r.stop?.length) body.stop = [...r.stop];
+    const format = request.responseFormat;
+    if (format && format.type !== "text")
+      body.response_format =
+        format.type === "json_schema"
+          ? {
+              type: "json_schema",
+              json_schema: {
+                name: format.name,
+                schema: format.schema,
+                ...(format.strict !== undefined ? { strict: format.strict } : {}),
+              },
+            }
+          : { type: "json_object" };
     // No tools, no tool_choice: some servers answer 400 to tool_choice without tools (vLLM #10000).
     if (request.tools.length > 0) {
       body.tools = toOpenAITools(request.tools);

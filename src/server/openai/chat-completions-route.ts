@@ -37,6 +37,8 @@ export function chatCompletionsHandler(catalog: ModelCatalog) {
           toolChoice: request.toolChoice,
           signal: controller.signal,
           ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
+          ...(request.sampling ? { sampling: request.sampling } : {}),
+          ...(request.responseFormat ? { responseFormat: request.responseFormat } : {}),
         })
         [Symbol.asyncIterator]();
       const first = await iterator.next();

@@ -1,5 +1,9 @@
 import { ToolbridgeError } from "../../core/toolbridge-error.js";
+import { ModelRequestError, UnsupportedSettingError } from "../../models/model-errors.js";
 import { ModelBusyError, ModelNotFoundError } from "../model-catalog.js";
+
+/** The request field an UnsupportedSettingError's ModelRequest setting came from. */
+const SETTING_PARAMS: Record<string, string> = { responseFormat: "response_format" };
 
 export type OpenAIErrorType =
   | "invalid_request_error"
@@ -42,6 +46,17 @@ export function toOpenAIApiError(error: unknown): OpenAIApiError {
     return new OpenAIApiError(404, error.message, "invalid_request_error", "model", "model_not_found");
   if (error instanceof ModelBusyError)
     return new OpenAIApiError(503, error.message, "server_error", null, "model_busy");
+  if (error instanceof UnsupportedSettingError)
+    return new OpenAIApiError(
+      400,
+      error.message,
+      "invalid_request_error",
+      SETTING_PARAMS[error.setting] ?? error.setting,
+      "unsupported_parameter",
+    );
+  // The backend's own server refused the request as given (a setting it does not take, a schema it cannot use).
+  if (error instanceof ModelRequestError && error.status === 400)
+    return new OpenAIApiError(400, error.message, "invalid_request_error", null, "backend_rejected");
   const message = error instanceof Error ? error.message : String(error);
   const known = error instanceof ToolbridgeError;
   return new OpenAIApiError(

@@ -1,8 +1,9 @@
 import type { Tool } from "@modelcontextprotocol/server";
 import type { AgentMessage, AgentToolCall } from "../../core/agent-message.js";
-import type { ToolChoice } from "../../core/language-model.js";
+import type { ResponseFormat, SamplingSettings, ToolChoice } from "../../core/language-model.js";
 import { decodeCallArguments } from "../../protocols/decode-call-arguments.js";
 import { invalidRequest } from "./openai-api-error.js";
+import { parseResponseFormat, parseSamplingSettings } from "./parse-sampling-settings.js";
 
 /** A `/v1/chat/completions` request, validated and converted to what a LanguageModel takes. */
 export interface ChatRequest {
@@ -14,6 +15,9 @@ export interface ChatRequest {
   stream: boolean;
   includeUsage: boolean;
   maxTokens: number | undefined;
+  /** temperature, top_p, seed, stop, penalties: undefined when the request sets none. */
+  sampling: SamplingSettings | undefined;
+  responseFormat: ResponseFormat | undefined;
 }
 
 const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -215,8 +219,9 @@ function optionalBoolean(value: unknown, param: string, fallback: boolean): bool
 
 /**
  * Validate a chat completions body and convert it. Everything is checked here, before any response header is sent;
- * fields this server has no use for (temperature, user, metadata, a replayed `refusal`…) are ignored, as OpenAI's
- * clients send them freely.
+ * sampling settings and `response_format` are validated with OpenAI's ranges and go to the model; `logprobs` and
+ * `n` > 1 are refused; fields this server has no use for (user, metadata, a replayed `refusal`…) are ignored, as
+ * OpenAI's clients send them freely.
  */
 export function parseChatRequest(body: unknown): ChatRequest {
   if (!isObject(body)) throw invalidRequest("The request body must be a JSON object.");
@@ -224,6 +229,8 @@ export function parseChatRequest(body: unknown): ChatRequest {
     throw invalidRequest("`model` is required: one of the names GET /v1/models lists.", "model");
   const n = positiveInteger(body.n, "n");
   if (n !== undefined && n !== 1) throw invalidRequest("Only n = 1 is supported.", "n");
+  const sampling = parseSamplingSettings(body);
+  const responseFormat = parseResponseFormat(body.response_format);
   const messages = parseMessages(body.messages);
   const { choice, tools } = parseToolChoice(body.tool_choice, parseTools(body.tools));
   const stream = optionalBoolean(body.stream, "stream", false);
@@ -242,5 +249,7 @@ export function parseChatRequest(body: unknown): ChatRequest {
     stream,
     includeUsage: stream && optionalBoolean(options?.include_usage, "stream_options.include_usage", false),
     maxTokens,
+    sampling,
+    responseFormat,
   };
 }
