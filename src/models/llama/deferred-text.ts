@@ -1,17 +1,18 @@
 /**
- * Holds the text of generated tokens and hands it on from a timer, so whatever reads it — a protocol parser, the
+ * Holds the text of generated tokens and hands it on a moment later, so whatever reads it — a protocol parser, the
  * consumers of the model's stream, an HTTP response — runs while node-llama-cpp evaluates the next token, not before.
  *
  * Why: node-llama-cpp dispatches each decode from `setImmediate`, after the current microtasks; everything done
  * synchronously in its callbacks, or in the microtasks they start, sits between one token and the next decode and is
- * added to every token's latency (measured on the tiny GGUF served over `/v1`: ~6% of the rate). A timer fires in the
- * event loop's next turn, after the decode went out, so the same work overlaps the evaluation on the other thread.
+ * added to every token's latency. An immediate queued from an immediate runs in the event loop's next turn — after
+ * the decode went out, before its result can be back (the loop does not wait for I/O while immediates are pending) —
+ * so the same work overlaps the evaluation on the other thread, and no timer wakes the loop up in between.
  * Text is never reordered: a caller flushes before it hands on anything else (a call, the end of the turn).
  */
 export class DeferredText {
   #pending = "";
   #armed = false;
-  #timer: NodeJS.Timeout | undefined;
+  #disposed = false;
 
   constructor(private readonly deliver: (text: string) => void) {}
 
@@ -20,9 +21,7 @@ export class DeferredText {
     this.#pending += text;
     if (this.#armed) return;
     this.#armed = true;
-    // One timer for the whole generation, re-armed (refresh) rather than re-created per token.
-    if (this.#timer) this.#timer.refresh();
-    else this.#timer = setTimeout(() => this.#fire(), 0);
+    setImmediate(() => setImmediate(() => this.#fire()));
   }
 
   /** Hands on whatever is held, now. */
@@ -33,15 +32,14 @@ export class DeferredText {
     this.deliver(text);
   }
 
-  /** Stops the timer; text still held is dropped (flush first to keep it). */
+  /** Text still held is dropped (flush first to keep it), and nothing is handed on after this. */
   dispose(): void {
     this.#pending = "";
-    this.#armed = false;
-    if (this.#timer) clearTimeout(this.#timer);
+    this.#disposed = true;
   }
 
   #fire(): void {
     this.#armed = false;
-    this.flush();
+    if (!this.#disposed) this.flush();
   }
 }
