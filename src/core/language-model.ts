@@ -10,6 +10,12 @@ export interface ModelRequest {
   tools: readonly Tool[];
   toolChoice: ToolChoice;
   /**
+   * `false`: at most one call this turn, told to the model (OpenAI `parallel_tool_calls`, Anthropic
+   * `disable_parallel_tool_use`, a text protocol's single-call instructions) and generation ends once that call is
+   * complete, so no tokens go to calls that would be dropped. Absent: the model's configured default.
+   */
+  parallelToolCalls?: boolean;
+  /**
    * Most tokens to generate this turn, when the caller has its own budget (an OpenAI client's `max_tokens`): the
    * smaller of it and the model's configured limit applies.
    */

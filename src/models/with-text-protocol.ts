@@ -3,6 +3,7 @@ import type { LanguageModel, ModelEvent, ModelRequest } from "../core/language-m
 import type { ToolCallProtocol } from "../protocols/protocol.js";
 import { toProtocolTranscript } from "./completions/render-completion-prompt.js";
 import { enforceToolChoice } from "./enforce-tool-choice.js";
+import { SingleCallGate } from "./single-call-gate.js";
 import { requestStops, stopAtVisibleText } from "./stop-at-visible-text.js";
 import { TextCallReader } from "./text-call-reader.js";
 
@@ -23,12 +24,13 @@ export function withTextProtocol(
   options: { maxForcedRetries?: number; parallelToolCalls?: boolean } = {},
 ): TextProtocolModel {
   async function* attempt(request: ModelRequest, extra: readonly AgentMessage[]): AsyncIterable<ModelEvent> {
+    const parallel = request.parallelToolCalls ?? options.parallelToolCalls;
     const transcript = toProtocolTranscript({
       messages: [...request.messages, ...extra],
       tools: request.tools,
       toolChoice: request.toolChoice,
       protocol,
-      ...(options.parallelToolCalls === false ? { parallel: false } : {}),
+      ...(parallel === false ? { parallel: false } : {}),
     });
     const messages: AgentMessage[] = transcript.map((m) =>
       m.role === "system"
@@ -41,6 +43,8 @@ export function withTextProtocol(
     // With a call possible, the inner model's text holds call markup: stop strings apply after the parser (the inner
     // server would match them on the markup too), and a JSON answer format is not asked for (a call is not JSON).
     const callable = request.tools.length > 0 && request.toolChoice !== "none";
+    // One call at most: the inner stream is left (and so stopped) once it is complete.
+    const gate = new SingleCallGate(parallel === false && callable);
     const { stop: _stop, ...withoutStop } = request.sampling ?? {};
     const innerEvents = inner.stream({
       messages,
@@ -54,9 +58,14 @@ export function withTextProtocol(
     yield* stopAtVisibleText(parse(innerEvents), callable ? requestStops(request) : []);
     async function* parse(events: AsyncIterable<ModelEvent>): AsyncIterable<ModelEvent> {
       for await (const event of events) {
-        if (event.type === "text-delta") yield* reader.push(event.text);
-        else if (event.type === "finish") {
-          yield* reader.end();
+        if (event.type === "text-delta") {
+          yield* gate.read(reader.push(event.text));
+          if (gate.closed) {
+            yield { type: "finish", reason: "tool-calls" };
+            return;
+          }
+        } else if (event.type === "finish") {
+          yield* gate.read(reader.end());
           yield reader.calls > 0 ? { ...event, reason: "tool-calls" } : event;
         } else if (event.type === "reasoning-delta") yield event;
       }

@@ -135,7 +135,7 @@ export class AnthropicMessagesModel implements LanguageModel {
       body.tools = toAnthropicTools(request.tools);
       body.tool_choice = toAnthropicToolChoice(
         request.toolChoice,
-        o.parallelToolCalls === false ? { parallel: false } : {},
+        (request.parallelToolCalls ?? o.parallelToolCalls) === false ? { parallel: false } : {},
       );
     }
     return body;

@@ -28,6 +28,7 @@ import {
 } from "../model-errors.js";
 import { createOpenAIClient } from "../openai/create-openai-client.js";
 import { describeOpenAIError } from "../openai/describe-openai-error.js";
+import { SingleCallGate } from "../single-call-gate.js";
 import { requestStops, StopAtVisibleText } from "../stop-at-visible-text.js";
 import { TextCallReader } from "../text-call-reader.js";
 import { renderCompletionPrompt } from "./render-completion-prompt.js";
@@ -159,13 +160,14 @@ export class TextCompletionModel implements LanguageModel {
     protocol: ToolCallProtocol,
   ): AsyncGenerator<ModelEvent, "done" | "markup-stripped" | "markup-stripped-late"> {
     const o = this.#options;
+    const parallel = request.parallelToolCalls ?? o.parallelToolCalls;
     const { prompt, forcedPrefix } = renderCompletionPrompt({
       messages: [...request.messages, ...extra],
       tools: request.tools,
       toolChoice: request.toolChoice,
       protocol,
       template: this.template,
-      ...(o.parallelToolCalls === false ? { parallel: false } : {}),
+      ...(parallel === false ? { parallel: false } : {}),
       ...(o.templateVariables ? { variables: o.templateVariables } : {}),
       ...(o.forceCallPrefix === false ? { forceCallPrefix: false } : {}),
     });
@@ -182,7 +184,12 @@ export class TextCompletionModel implements LanguageModel {
       ),
     ];
     const visible = callable && userStops.length ? new StopAtVisibleText(userStops) : undefined;
-    const show = (events: ModelEvent[]) => (visible ? events.flatMap((e) => visible.read(e)) : events);
+    // One call at most: the stream is left once it is complete (the server stops generating a second one).
+    const gate = new SingleCallGate(parallel === false && callable);
+    const show = (events: ModelEvent[]) => {
+      const passed = gate.read(events);
+      return visible ? passed.flatMap((e) => visible.read(e)) : passed;
+    };
     const body: CompletionCreateParamsStreaming = {
       model: o.model ?? "default",
       prompt,
@@ -237,6 +244,7 @@ export class TextCompletionModel implements LanguageModel {
           finish = "stop";
           break;
         }
+        if (gate.closed) break;
       }
     } catch (error) {
       throw describeOpenAIError(error, baseURL, body.model);

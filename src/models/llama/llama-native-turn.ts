@@ -108,6 +108,8 @@ export function streamNativeTurn(input: {
         try {
           response = await chat.generateResponse(history, {
             functions,
+            // One call at most: node-llama-cpp ends the response after it instead of letting the model go on.
+            ...(request.parallelToolCalls === false ? { maxParallelFunctionCalls: 1 } : {}),
             // Without a loop hook (/v1: the server runs no tool) nothing runs mid-generation: node-llama-cpp ends the
             // response after its calls — every parallel call of it, where the chat wrapper has a syntax for them — and
             // returns them in `functionCalls`, handed over below.

@@ -3,6 +3,7 @@ import type { ModelEvent, ModelFinishReason, ModelRequest } from "../../core/lan
 import type { ToolCallProtocol } from "../../protocols/protocol.js";
 import type { ChatTemplate } from "../chat-template/chat-template.js";
 import { renderCompletionPrompt } from "../completions/render-completion-prompt.js";
+import { SingleCallGate } from "../single-call-gate.js";
 import { TextCallReader } from "../text-call-reader.js";
 import { type CallFrameCache, cachedCallBodyGrammar } from "./call-body-grammar-cache.js";
 import { DeferredText } from "./deferred-text.js";
@@ -15,6 +16,8 @@ import {
   samplingFor,
 } from "./llama-generation.js";
 import type { LoadedLlama } from "./llama-runtime.js";
+
+const STOP_AT_FIRST_CALL = new Error("first call complete (parallel tool calls off)");
 
 /**
  * One turn in text mode: the chat template and the protocol render the prompt (the catalogue included), the model
@@ -43,6 +46,7 @@ export function streamTextTurn(input: {
       toolChoice: choice,
       protocol,
       template,
+      ...(request.parallelToolCalls === false ? { parallel: false } : {}),
     });
     const withTools = choice !== "none" && request.tools.length > 0;
     const offered = offeredTools(request.tools, choice);
@@ -57,8 +61,12 @@ export function streamTextTurn(input: {
         named,
       });
     const reader = new TextCallReader({ protocol, tools: request.tools, prompt });
+    // One call at most: generation stops the moment it is complete (as at a stop string: the turn then finishes).
+    const gate = new SingleCallGate(request.parallelToolCalls === false && withTools);
     const push = (events: readonly ModelEvent[]) => {
-      for (const event of events) {
+      const passed = gate.read(events);
+      if (gate.closed && !controller.signal.aborted) controller.abort(STOP_AT_FIRST_CALL);
+      for (const event of passed) {
         // toolChoice none: whatever the model writes is text; no call leaves this turn.
         if (choice === "none" && event.type !== "text-delta" && event.type !== "reasoning-delta") continue;
         queue.push(event);

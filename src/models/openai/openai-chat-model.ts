@@ -156,7 +156,8 @@ export class OpenAIChatModel implements LanguageModel {
     if (request.tools.length > 0) {
       body.tools = toOpenAITools(request.tools);
       body.tool_choice = toOpenAIToolChoice(request.toolChoice);
-      if (o.parallelToolCalls !== undefined) body.parallel_tool_calls = o.parallelToolCalls;
+      const parallel = request.parallelToolCalls ?? o.parallelToolCalls;
+      if (parallel !== undefined) body.parallel_tool_calls = parallel;
     }
     return { ...body, ...o.extraBody } as ChatCompletionCreateParamsStreaming;
   }

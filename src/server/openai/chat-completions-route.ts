@@ -35,6 +35,7 @@ export function chatCompletionsHandler(catalog: ModelCatalog) {
           messages: request.messages,
           tools: request.tools,
           toolChoice: request.toolChoice,
+          ...(request.parallelToolCalls ? {} : { parallelToolCalls: false }), // true is also the unset default
           signal: controller.signal,
           ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
           ...(request.sampling ? { sampling: request.sampling } : {}),
