@@ -28,6 +28,7 @@ import {
 } from "../model-errors.js";
 import { createOpenAIClient } from "../openai/create-openai-client.js";
 import { describeOpenAIError } from "../openai/describe-openai-error.js";
+import { openAISamplingFields } from "../openai-sampling-fields.js";
 import { SingleCallGate } from "../single-call-gate.js";
 import { requestStops, StopAtVisibleText } from "../stop-at-visible-text.js";
 import { TextCallReader } from "../text-call-reader.js";
@@ -201,16 +202,7 @@ export class TextCompletionModel implements LanguageModel {
     // The spec allows four; the rest are enforced client-side by the filter below.
     if (stops.length) body.stop = stops.slice(0, 4);
     const r = request.sampling ?? {};
-    const temperature = r.temperature ?? o.temperature;
-    const topP = r.topP ?? o.topP;
-    const seed = r.seed ?? o.seed;
-    const presencePenalty = r.presencePenalty ?? o.presencePenalty;
-    const frequencyPenalty = r.frequencyPenalty ?? o.frequencyPenalty;
-    if (temperature !== undefined) body.temperature = temperature;
-    if (topP !== undefined) body.top_p = topP;
-    if (seed !== undefined) body.seed = seed;
-    if (presencePenalty !== undefined) body.presence_penalty = presencePenalty;
-    if (frequencyPenalty !== undefined) body.frequency_penalty = frequencyPenalty;
+    Object.assign(body, openAISamplingFields(r, o));
     const baseURL = o.baseURL;
     let stream: AsyncIterable<Completion>;
     try {

@@ -20,6 +20,7 @@ import {
   toOpenAITools,
 } from "../message-converters/openai-chat-messages.js";
 import { ModelRequestError } from "../model-errors.js";
+import { openAISamplingFields } from "../openai-sampling-fields.js";
 import { createOpenAIClient } from "./create-openai-client.js";
 import { describeOpenAIError } from "./describe-openai-error.js";
 import { ToolCallDeltaAccumulator } from "./tool-call-delta-accumulator.js";
@@ -127,16 +128,7 @@ export class OpenAIChatModel implements LanguageModel {
     body[param] = capTokens(o.maxTokens ?? 4096, request.maxTokens);
     if (o.includeUsage !== false) body.stream_options = { include_usage: true };
     const r = request.sampling ?? {};
-    const temperature = r.temperature ?? o.temperature;
-    const topP = r.topP ?? o.topP;
-    const seed = r.seed ?? o.seed;
-    const presencePenalty = r.presencePenalty ?? o.presencePenalty;
-    const frequencyPenalty = r.frequencyPenalty ?? o.frequencyPenalty;
-    if (temperature !== undefined) body.temperature = temperature;
-    if (topP !== undefined) body.top_p = topP;
-    if (seed !== undefined) body.seed = seed;
-    if (presencePenalty !== undefined) body.presence_penalty = presencePenalty;
-    if (frequencyPenalty !== undefined) body.frequency_penalty = frequencyPenalty;
+    Object.assign(body, openAISamplingFields(r, o));
     // Native tools: the server keeps calls out of the text, so the stop strings can go to it as they are.
     if (r.stop?.length) body.stop = [...r.stop];
     const format = request.responseFormat;
