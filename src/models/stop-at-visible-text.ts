@@ -56,17 +56,22 @@ export function requestStops(request: Pick<ModelRequest, "sampling">): readonly 
 /**
  * `events` with the stop strings applied to the visible text (see StopAtVisibleText). When a stop string is reached,
  * `halt` is called (the backend stops generating and still finishes, with its usage); without `halt` the backend's
- * stream is closed at once and the turn finishes here, without usage.
+ * stream is closed at once and the turn finishes here, without usage. Without stop strings, `events` itself: no
+ * generator in between, which would cost every event of every turn a hop.
  */
-export async function* stopAtVisibleText(
+export function stopAtVisibleText(
   events: AsyncIterable<ModelEvent>,
   stops: readonly string[],
   halt?: () => void,
+): AsyncIterable<ModelEvent> {
+  return stops.length === 0 ? events : applyStops(events, stops, halt);
+}
+
+async function* applyStops(
+  events: AsyncIterable<ModelEvent>,
+  stops: readonly string[],
+  halt: (() => void) | undefined,
 ): AsyncGenerator<ModelEvent> {
-  if (stops.length === 0) {
-    yield* events;
-    return;
-  }
   const stop = new StopAtVisibleText(stops);
   let halted = false;
   for await (const event of events) {

@@ -201,8 +201,7 @@ export class TextCompletionModel implements LanguageModel {
     };
     // The spec allows four; the rest are enforced client-side by the filter below.
     if (stops.length) body.stop = stops.slice(0, 4);
-    const r = request.sampling ?? {};
-    Object.assign(body, openAISamplingFields(r, o));
+    Object.assign(body, openAISamplingFields(request.sampling, o));
     const baseURL = o.baseURL;
     let stream: AsyncIterable<Completion>;
     try {

@@ -111,10 +111,7 @@ export async function* pumpGeneration(
       queue.fail(request.signal.aborted ? request.signal.reason : llamaError(failure ?? error)),
   );
   try {
-    const stops = requestStops(request);
-    // Without stop strings, no extra generator between the queue and the consumer (one less hop per event).
-    if (stops.length === 0) yield* queue;
-    else yield* stopAtVisibleText(queue, stops, () => controller.abort(STOP_FOR_STOP_STRING));
+    yield* stopAtVisibleText(queue, requestStops(request), () => controller.abort(STOP_FOR_STOP_STRING));
   } finally {
     controller.abort(request.signal.reason ?? new Error("stream closed"));
     await done;

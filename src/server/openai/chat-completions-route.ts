@@ -75,9 +75,10 @@ export function chatCompletionsHandler(catalog: ModelCatalog) {
  * Chunks produced within this window after the first are sent in one write, as one delta. Every chunk costs the
  * client far more than the server — the openai client spends ~0.4 ms of CPU on each (fetch's web streams, its SSE
  * decoder, a JSON.parse) — and on the cores that generate, that is what paces a fast local model. Measured on the tiny
- * GGUF (bench:server-v1, ~1,200 tokens/s, 2 cores): a chunk per token 0.84× node-llama-cpp's own rate; 8 ms 0.91×;
- * 16 ms 0.96×; 25 ms 0.99×. 25 ms is 40 updates a second — smooth to a reader — and a model slower than 40 tokens/s
- * (most local models on a CPU) still gets a chunk per token, each at most 25 ms late; the first goes out at once.
+ * GGUF (bench:server-v1, ~1,200 tokens/s, 2 cores, median of 41 alternated pairs): a chunk per token 0.84×
+ * node-llama-cpp's own rate; 8 ms 0.91×; 25 ms 0.95–0.96×. 25 ms is 40 updates a second — smooth to a reader — and a
+ * model slower than 40 tokens/s (most local models on a CPU) still gets a chunk per token, each at most 25 ms late;
+ * the first goes out at once.
  */
 const COALESCE_MS = 25;
 
