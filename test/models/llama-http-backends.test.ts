@@ -1,7 +1,6 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { GbnfJsonSchema } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgent } from "../../src/agent/create-agent.js";
 import type { AgentMessage } from "../../src/core/agent-message.js";
@@ -13,6 +12,7 @@ import { OpenAIChatModel } from "../../src/models/openai/openai-chat-model.js";
 import { createCalculatorTool } from "../../src/tools/builtin/calculator.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
 import { validateToolInput } from "../../src/tools/validate-tool-input.js";
+import { calcArguments, calcCall, EXPRESSIONS } from "./helpers/calculator-call.js";
 import { callsOf, collectEvents, textOf } from "./helpers/collect-events.js";
 import {
   type CompletionPlan,
@@ -22,13 +22,6 @@ import {
   startLlamaOpenAIServer,
 } from "./helpers/llama-openai-server.js";
 import { createArithmeticTools } from "./helpers/test-tools.js";
-
-const EXPRESSIONS = ["2 + 2", "6 * 7", "10 / 4"];
-const calcArguments: GbnfJsonSchema = { type: "object", properties: { expression: { enum: EXPRESSIONS } } };
-const calcCall: GbnfJsonSchema = {
-  type: "object",
-  properties: { name: { const: "calculator" }, arguments: calcArguments },
-};
 
 /**
  * A model that calls the calculator in its protocol's format when the prompt has no tool result yet, then answers:

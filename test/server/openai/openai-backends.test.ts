@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { GbnfJsonSchema } from "node-llama-cpp";
 import OpenAI from "openai";
 import type { ChatCompletionFunctionTool } from "openai/resources/chat/completions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,6 +11,7 @@ import { type RunningServer, startServer } from "../../../src/server/start-serve
 import { ToolExecutor } from "../../../src/tools/tool-executor.js";
 import { ToolRegistry } from "../../../src/tools/tool-registry.js";
 import { validateToolInput } from "../../../src/tools/validate-tool-input.js";
+import { CALCULATOR, calcArguments, calcCall, EXPRESSIONS } from "../../models/helpers/calculator-call.js";
 import {
   type CompletionRequestBody,
   type LlamaServer,
@@ -20,21 +20,13 @@ import {
 
 // /v1 in front of other backends: a text-only /v1/completions server and an OpenAI chat server, both a small HTTP
 // server in this test whose tokens come from node-llama-cpp on a generated GGUF (test/models/helpers).
-const EXPRESSIONS = ["2 + 2", "6 * 7", "10 / 4"];
-const calcCall: GbnfJsonSchema = {
-  type: "object",
-  properties: {
-    name: { const: "calculator" },
-    arguments: { type: "object", properties: { expression: { enum: EXPRESSIONS } } },
-  },
-};
 
 /** The text model writes a hermes call (markers by the plan, the JSON body generated under grammar); with PARALLEL, a second call after it. */
 function plan(body: CompletionRequestBody) {
   if (!body.prompt.includes("<tools>")) return undefined;
   if (/"arguments":\s?$/.test(body.prompt))
     return {
-      schema: { type: "object", properties: { expression: { enum: EXPRESSIONS } } } as GbnfJsonSchema,
+      schema: calcArguments,
       suffix: "}\n</tool_call>",
     };
   const second = body.prompt.includes("PARALLEL")
@@ -43,14 +35,6 @@ function plan(body: CompletionRequestBody) {
   return { prefix: "<tool_call>\n", schema: calcCall, suffix: `\n</tool_call>${second}` };
 }
 
-const CALCULATOR: ChatCompletionFunctionTool = {
-  type: "function",
-  function: {
-    name: "calculator",
-    description: "Evaluate an arithmetic expression",
-    parameters: { type: "object", properties: { expression: { type: "string" } }, required: ["expression"] },
-  },
-};
 const ADD: ChatCompletionFunctionTool = {
   type: "function",
   function: {

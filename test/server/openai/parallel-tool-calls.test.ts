@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { GbnfJsonSchema } from "node-llama-cpp";
 import OpenAI from "openai";
 import type {
   ChatCompletionCreateParamsNonStreaming,
@@ -17,6 +16,7 @@ import { ModelCatalog } from "../../../src/server/model-catalog.js";
 import { type RunningServer, startServer } from "../../../src/server/start-server.js";
 import { ToolExecutor } from "../../../src/tools/tool-executor.js";
 import { ToolRegistry } from "../../../src/tools/tool-registry.js";
+import { CALCULATOR, calcCall, EXPRESSIONS } from "../../models/helpers/calculator-call.js";
 import { collectEvents } from "../../models/helpers/collect-events.js";
 import {
   type CompletionRequestBody,
@@ -41,14 +41,6 @@ const ggufQwen = path.join(dir, "tiny-qwen.gguf");
 writeTestModel(ggufQwen, { seed: 7, chatTemplate: BUILTIN_CHAT_TEMPLATES["qwen2.5"].template });
 
 const ONE_CALL_LINE = "Call at most one function per turn.";
-const EXPRESSIONS = ["2 + 2", "6 * 7", "10 / 4"];
-const calcCall: GbnfJsonSchema = {
-  type: "object",
-  properties: {
-    name: { const: "calculator" },
-    arguments: { type: "object", properties: { expression: { enum: EXPRESSIONS } } },
-  },
-};
 
 /** The completions server writes a hermes call, then a second one right after it. */
 function plan(body: CompletionRequestBody) {
@@ -57,14 +49,6 @@ function plan(body: CompletionRequestBody) {
   return { prefix: "<tool_call>\n", schema: calcCall, suffix: `\n</tool_call>${second}` };
 }
 
-const CALCULATOR: ChatCompletionFunctionTool = {
-  type: "function",
-  function: {
-    name: "calculator",
-    description: "Evaluate an arithmetic expression",
-    parameters: { type: "object", properties: { expression: { type: "string" } }, required: ["expression"] },
-  },
-};
 const LOOKUP: ChatCompletionFunctionTool = {
   type: "function",
   function: {
