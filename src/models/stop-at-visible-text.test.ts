@@ -12,7 +12,7 @@ const LOOKUP: Tool = {
 
 /** What a text backend streams: the raw text, chunk by chunk, through the hermes parser, then a finish with usage. */
 function hermesTurn(chunks: readonly string[]): ModelEvent[] {
-  const reader = new TextCallReader({ protocol: getProtocol("hermes"), tools: [LOOKUP] });
+  const reader = new TextCallReader({ protocol: getProtocol("hermes"), tools: [LOOKUP], toolChoice: "auto" });
   const events = chunks.flatMap((chunk) => reader.push(chunk));
   events.push(...reader.end(), { type: "finish", reason: "stop", usage: { outputTokens: 42 } });
   return events;

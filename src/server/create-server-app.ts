@@ -179,7 +179,9 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     app.all("/mcp", (c) => handler.handle(c.req.raw, authInfo));
   }
 
-  if (options.openai) app.route("/v1", createOpenAIRoutes(options.openai));
+  // The model's words on /v1 pass through the same redactor as tool results, runs, events, the store and traces.
+  if (options.openai)
+    app.route("/v1", createOpenAIRoutes({ ...options.openai, redactor: options.executor.redactor }));
   let ws: ReturnType<typeof mountWsApi> | undefined;
   if (options.runs) {
     const { service, authenticate, maxBufferedBytes, authTimeoutMs, ...routeOptions } = options.runs;

@@ -1,10 +1,13 @@
 import { Hono } from "hono";
+import type { Redactor } from "../../tools/redact-secrets.js";
 import type { ModelCatalog } from "../model-catalog.js";
 import { chatCompletionsHandler } from "./chat-completions-route.js";
 import { OpenAIApiError, openAIErrorResponse } from "./openai-api-error.js";
 
 export interface OpenAIRoutesOptions {
   models: ModelCatalog;
+  /** The server's redactor (the tool executor's): every secret the model writes is replaced on the way out. */
+  redactor?: Redactor | undefined;
 }
 
 /**
@@ -35,7 +38,8 @@ export function createOpenAIRoutes(options: OpenAIRoutesOptions): Hono {
       );
     return c.json({ id, object: "model", created: 0, owned_by: catalog.ownedBy(id) });
   });
-  v1.post("/chat/completions", chatCompletionsHandler(catalog));
+  const turns = { catalog, redactor: options.redactor };
+  v1.post("/chat/completions", chatCompletionsHandler(turns));
   v1.notFound((c) =>
     openAIErrorResponse(
       new OpenAIApiError(

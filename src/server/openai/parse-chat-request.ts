@@ -1,23 +1,14 @@
 import type { Tool } from "@modelcontextprotocol/server";
 import type { AgentMessage, AgentToolCall } from "../../core/agent-message.js";
-import type { ResponseFormat, SamplingSettings, ToolChoice } from "../../core/language-model.js";
+import type { ToolChoice } from "../../core/language-model.js";
 import { decodeCallArguments } from "../../protocols/decode-call-arguments.js";
+import type { TurnRequest } from "./model-turn.js";
 import { invalidRequest } from "./openai-api-error.js";
 import { parseResponseFormat, parseSamplingSettings } from "./parse-sampling-settings.js";
 
 /** A `/v1/chat/completions` request, validated and converted to what a LanguageModel takes. */
-export interface ChatRequest {
-  model: string;
-  messages: AgentMessage[];
-  tools: Tool[];
-  toolChoice: ToolChoice;
-  parallelToolCalls: boolean;
-  stream: boolean;
+export interface ChatRequest extends TurnRequest {
   includeUsage: boolean;
-  maxTokens: number | undefined;
-  /** temperature, top_p, seed, stop, penalties: undefined when the request sets none. */
-  sampling: SamplingSettings | undefined;
-  responseFormat: ResponseFormat | undefined;
 }
 
 const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;

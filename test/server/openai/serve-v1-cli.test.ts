@@ -83,6 +83,23 @@ describe("toolbridge serve: /v1 with no config", () => {
   });
 });
 
+describe("the demo model offered no tools", () => {
+  // Trained to call tools, the demo model answers a sum with call markup even when none is offered: that text is its
+  // answer (it was dropped as a call before, leaving content "" after ~27 tokens).
+  it("answers with the text it wrote, markup and all, and spends no token on nothing", async () => {
+    const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: "unused", maxRetries: 0 });
+    const response = await client.chat.completions.create({
+      model: "toolbridge-demo",
+      messages: [{ role: "user", content: "what is 15% of 47.50?" }],
+    });
+    const choice = response.choices[0]!;
+    expect(choice.message.tool_calls).toBeUndefined();
+    expect(choice.message.content).toContain("<tool_call>");
+    expect(choice.message.content!.length).toBeGreaterThan(10);
+    expect(response.usage!.completion_tokens).toBeGreaterThan(0);
+  });
+});
+
 describe("the AI SDK's @ai-sdk/openai-compatible provider against serve", () => {
   const provider = () =>
     createOpenAICompatible({ name: "toolbridge", baseURL: `${url}/v1`, includeUsage: true });
