@@ -25,7 +25,13 @@ export type TurnOutput =
   | { kind: "text"; text: string }
   | { kind: "reasoning"; text: string }
   | { kind: "call"; call: TurnCall }
-  | { kind: "finish"; reason: TurnFinishReason; usage: TurnUsage };
+  | {
+      kind: "finish";
+      reason: TurnFinishReason;
+      usage: TurnUsage;
+      /** The request's stop string the answer ended at, where the backend says which. */
+      stopSequence?: string;
+    };
 
 /**
  * `prefix` + alphanumerics (`call_` for OpenAI's APIs, `toolu_` for Anthropic's): ids a backend made that way are kept,
@@ -100,6 +106,9 @@ export class TurnReader {
         return {
           kind: "finish",
           reason: finishReason(event.reason, this.#calls),
+          ...(event.stopSequence !== undefined && this.#calls === 0
+            ? { stopSequence: event.stopSequence }
+            : {}),
           usage: {
             inputTokens: event.usage?.inputTokens ?? 0,
             outputTokens: event.usage?.outputTokens ?? 0,
