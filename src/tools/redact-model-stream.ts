@@ -41,45 +41,51 @@ export async function* redactModelStream(
     const rest = stream.flush();
     if (rest) yield { type: "call-args-delta", ...(id === undefined ? {} : { id }), text: rest };
   }
-  for await (const event of events) {
-    switch (event.type) {
-      case "text-delta": {
-        const safe = text.push(event.text);
-        if (safe) yield { type: "text-delta", text: safe };
-        break;
+  try {
+    for await (const event of events) {
+      switch (event.type) {
+        case "text-delta": {
+          const safe = text.push(event.text);
+          if (safe) yield { type: "text-delta", text: safe };
+          break;
+        }
+        case "reasoning-delta": {
+          const safe = reasoning.push(event.text);
+          if (safe) yield { type: "reasoning-delta", text: safe };
+          break;
+        }
+        case "call-start":
+          yield* flushTextAndReasoning();
+          yield event;
+          break;
+        case "call-args-delta": {
+          let stream = args.get(event.id);
+          if (!stream) args.set(event.id, (stream = new StreamRedactor(redact)));
+          const safe = stream.push(event.text);
+          if (safe) yield { ...event, text: safe };
+          break;
+        }
+        case "call-end":
+          yield* flushTextAndReasoning();
+          yield* flushArgs(event.id);
+          yield { ...event, arguments: redactArguments(event.arguments, redact) };
+          break;
+        case "call-error":
+          yield* flushTextAndReasoning();
+          yield* flushArgs(event.id);
+          yield { ...event, message: redact(event.message) };
+          break;
+        case "finish":
+          yield* flushTextAndReasoning();
+          for (const id of [...args.keys()]) yield* flushArgs(id);
+          yield event;
+          break;
       }
-      case "reasoning-delta": {
-        const safe = reasoning.push(event.text);
-        if (safe) yield { type: "reasoning-delta", text: safe };
-        break;
-      }
-      case "call-start":
-        yield* flushTextAndReasoning();
-        yield event;
-        break;
-      case "call-args-delta": {
-        let stream = args.get(event.id);
-        if (!stream) args.set(event.id, (stream = new StreamRedactor(redact)));
-        const safe = stream.push(event.text);
-        if (safe) yield { ...event, text: safe };
-        break;
-      }
-      case "call-end":
-        yield* flushTextAndReasoning();
-        yield* flushArgs(event.id);
-        yield { ...event, arguments: redactArguments(event.arguments, redact) };
-        break;
-      case "call-error":
-        yield* flushTextAndReasoning();
-        yield* flushArgs(event.id);
-        yield { ...event, message: redact(event.message) };
-        break;
-      case "finish":
-        yield* flushTextAndReasoning();
-        for (const id of [...args.keys()]) yield* flushArgs(id);
-        yield event;
-        break;
     }
+  } catch (error) {
+    // A model that fails mid-turn: what it said before the failure is still shown (redacted), then the error.
+    yield* flushTextAndReasoning();
+    throw error;
   }
   // A stream that ended without its finish event still shows what it said.
   yield* flushTextAndReasoning();

@@ -87,6 +87,9 @@ const post = async (url: string, body: object) => {
   return text;
 };
 
+const RESPONSES_ECHO = { type: "function", ...ECHO.function };
+const MESSAGES_ECHO = { name: "echo", input_schema: ECHO.function.parameters };
+
 const SURFACES: Surface[] = [
   {
     name: "chat completions",
@@ -107,6 +110,26 @@ const SURFACES: Surface[] = [
         stream: true,
       }),
   },
+  ...[false, true].map(
+    (stream): Surface => ({
+      name: `responses${stream ? ", streamed" : ""}`,
+      body: (url) =>
+        post(`${url}/v1/responses`, { model: "leaky", input: "go", tools: [RESPONSES_ECHO], stream }),
+    }),
+  ),
+  ...[false, true].map(
+    (stream): Surface => ({
+      name: `messages${stream ? ", streamed" : ""}`,
+      body: (url) =>
+        post(`${url}/v1/messages`, {
+          model: "leaky",
+          max_tokens: 100,
+          messages: [{ role: "user", content: "go" }],
+          tools: [MESSAGES_ECHO],
+          stream,
+        }),
+    }),
+  ),
 ];
 
 let server: RunningServer;
@@ -152,7 +175,27 @@ describe.each(SURFACES)("/v1 redaction: $name", (surface) => {
   });
 });
 
+const MARKUP =
+  'Let me see. <tool_call>\n{"name": "calculator", "arguments": {"expression": "2+2"}}\n</tool_call>';
+
 describe("/v1 with no tools offered, on a text-protocol model", () => {
+  it("responses and messages answer with the text too", async () => {
+    const response = JSON.parse(
+      await post(`${server.url}/v1/responses`, { model: "text-model", input: "what is 2+2?" }),
+    ) as { output: Array<{ type: string; content: Array<{ text: string }> }> };
+    expect(response.output.map((o) => o.type)).toEqual(["message"]);
+    expect(response.output[0]!.content[0]!.text).toBe(MARKUP);
+    const message = JSON.parse(
+      await post(`${server.url}/v1/messages`, {
+        model: "text-model",
+        max_tokens: 50,
+        messages: [{ role: "user", content: "what is 2+2?" }],
+      }),
+    ) as { content: Array<{ type: string; text: string }>; stop_reason: string };
+    expect(message.content).toEqual([{ type: "text", text: MARKUP }]);
+    expect(message.stop_reason).toBe("end_turn");
+  });
+
   it("the text is the answer, call markup and all: nothing the model wrote vanishes", async () => {
     for (const stream of [false, true]) {
       const body = await post(`${server.url}/v1/chat/completions`, {

@@ -262,7 +262,17 @@ export class TextCompletionModel implements LanguageModel {
           : finish === "stop" || !finish
             ? "stop"
             : "other";
-    yield* show([{ type: "finish", reason, ...(usage ? { usage } : {}) }]);
+    // A request's stop string this side caught (the server let it through) is named; one the server matched itself
+    // is not reported by OpenAI-style servers, so that answer simply ends with reason stop.
+    const caught = reason === "stop" && filter.matched !== undefined && userStops.includes(filter.matched);
+    yield* show([
+      {
+        type: "finish",
+        reason,
+        ...(usage ? { usage } : {}),
+        ...(caught ? { stopSequence: filter.matched } : {}),
+      },
+    ]);
     return "done";
   }
 }
