@@ -16,11 +16,7 @@ export const SERVED_ROUTES: readonly ServedRoute[] = [
   { path: "/api", label: "REST API (runs, approvals, conversations, tools, MCP servers)" },
   { path: "/api/runs/{id}/events", label: "a run's events (Server-Sent Events)" },
   { path: "/ws", scheme: "ws", label: "WebSocket API (runs, approvals, tools, live events)" },
-  {
-    path: "/v1",
-    label:
-      "OpenAI- and Anthropic-compatible API (/v1/chat/completions, /v1/responses, /v1/messages, /v1/models)",
-  },
+  { path: "/v1", label: "OpenAI/Anthropic API (chat/completions, responses, messages)" },
   { path: "/mcp", label: "MCP endpoint (Streamable HTTP)" },
 ];
 
