@@ -93,7 +93,13 @@ export type ModelEvent =
   | { type: "call-args-delta"; id?: string; text: string }
   | { type: "call-end"; id?: string; name: string; arguments: unknown }
   | { type: "call-error"; id?: string; name?: string; message: string }
-  | { type: "finish"; reason: ModelFinishReason; usage?: ModelUsage };
+  | {
+      type: "finish";
+      reason: ModelFinishReason;
+      usage?: ModelUsage;
+      /** With reason `stop`: the request's stop string the answer ended at, where the backend knows which. */
+      stopSequence?: string;
+    };
 
 /**
  * The interface the loop drives. Implementations (node-llama-cpp, OpenAI chat, Anthropic, text completions, replay)

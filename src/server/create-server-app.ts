@@ -56,7 +56,7 @@ export interface ServerAppOptions {
   maxBodyBytes?: number;
   /** Options for the MCP endpoint at /mcp (server name, instructions), or false to leave it out. */
   mcp?: Omit<McpServerOptions, "registry" | "executor"> | false;
-  /** The named models of the OpenAI-compatible API at /v1 (`GET /v1/models`, `POST /v1/chat/completions`); off when absent. */
+  /** The named models of the /v1 API (models, chat completions, responses, messages); off when absent. */
   openai?: { models: ModelCatalog };
   /**
    * Browser origins allowed to call the server cross-origin with credentials (CORS): their preflights are answered,
@@ -179,7 +179,9 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     app.all("/mcp", (c) => handler.handle(c.req.raw, authInfo));
   }
 
-  if (options.openai) app.route("/v1", createOpenAIRoutes(options.openai));
+  // The model's words on /v1 pass through the same redactor as tool results, runs, events, the store and traces.
+  if (options.openai)
+    app.route("/v1", createOpenAIRoutes({ ...options.openai, redactor: options.executor.redactor }));
   let ws: ReturnType<typeof mountWsApi> | undefined;
   if (options.runs) {
     const { service, authenticate, maxBufferedBytes, authTimeoutMs, ...routeOptions } = options.runs;

@@ -144,7 +144,8 @@ describe("routing: native tools where the backend has them, a text protocol othe
     } finally {
       delete process.env.TB_TEST_ANTHROPIC_KEY;
     }
-    // The replay model reads its text turns with the protocol, as a text-only backend reads its output.
+    // The replay model reads its text turns with the protocol, as a text-only backend reads its output (when a tool is
+    // offered: with none, the text is the answer).
     writeFileSync(
       turns,
       `${JSON.stringify({ text: '<tool_call>{"name": "calc", "arguments": {"x": 1}}</tool_call>' })}\n`,
@@ -153,7 +154,7 @@ describe("routing: native tools where the backend has them, a text protocol othe
     const events = [];
     for await (const event of replay.model.stream({
       messages: [{ role: "user", content: "go" }],
-      tools: [],
+      tools: [{ name: "calc", inputSchema: { type: "object" } }],
       toolChoice: "auto",
       signal: new AbortController().signal,
     }))

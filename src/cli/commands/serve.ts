@@ -46,12 +46,16 @@ export function registerServeCommand(program: Command): void {
   program
     .command("serve")
     .description(
-      "run the HTTP server: REST API at /api, OpenAI-compatible API at /v1 (GET /v1/models, POST /v1/chat/completions " +
-        "with tools) over the configured models (else the bundled demo model), MCP (Streamable HTTP) at /mcp",
+      "run the HTTP server: REST API at /api, OpenAI- and Anthropic-compatible API at /v1 (GET /v1/models, POST " +
+        "/v1/chat/completions, /v1/responses and /v1/messages, with tools) over the configured models (else the bundled " +
+        "demo model), MCP (Streamable HTTP) at /mcp",
     )
     .option("-p, --port <n>", "port to listen on (0 picks a free one)", "8080")
     .option("-H, --host <address>", "address to bind; anything but loopback requires --token", "127.0.0.1")
-    .option("--token <secret>", "require Authorization: Bearer <secret> (default: $TOOLBRIDGE_TOKEN)")
+    .option(
+      "--token <secret>",
+      "require Authorization: Bearer <secret>, or x-api-key: <secret> on /v1/messages (default: $TOOLBRIDGE_TOKEN)",
+    )
     .option("--allowed-origin <origin...>", "browser origins allowed besides the server's own")
     .option("--allowed-host <name...>", "Host header names allowed besides localhost (e.g. behind a proxy)")
     .option(

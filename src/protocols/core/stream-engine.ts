@@ -157,6 +157,8 @@ export class StreamParser implements ToolCallParser {
   private readonly strayClosers: readonly string[];
   private ended = false;
   private readonly ctx: EngineContext;
+  /** `ParserOptions.calls === false`: regions that would make a call hand their text back as content. */
+  private readonly callsOff: boolean;
 
   constructor(spec: StreamParserSpec, opts: ParserOptions = {}) {
     const firsts = new Set<number>();
@@ -178,6 +180,7 @@ export class StreamParser implements ToolCallParser {
       }
     }
     this.hasRules = firsts.size > 0;
+    this.callsOff = opts.calls === false;
     this.strayClosers = spec.strayClosers ?? [];
     if (firsts.size === 1) {
       this.soleFirstCode = [...firsts][0]!;
@@ -396,13 +399,71 @@ export class StreamParser implements ToolCallParser {
           this.emitContent(text.slice(pos, i));
           const bodyAt = res.marks.body ?? res.end;
           this.callEndsAtOpen = this.callEnds;
-          this.region = rule.open(this.ctx, { text: text.slice(i, bodyAt), captures: res.captures });
+          const match = { text: text.slice(i, bodyAt), captures: res.captures };
+          this.region = this.callsOff
+            ? TextOnlyRegion.open(rule, this.ctx, match)
+            : rule.open(this.ctx, match);
           return bodyAt;
         }
       }
     }
     this.emitContent(pos === 0 ? text : text.slice(pos));
     return text.length;
+  }
+}
+
+/**
+ * A region opened for a parser whose model was offered no tool (`ParserOptions.calls === false`): the region reads as
+ * usual, but against a context that records instead of emitting. A region that starts, ends or fails a call is call
+ * markup, and the model's text — the marker and everything the region consumed — comes back as content, byte for
+ * byte; what a region that makes no call emits (reasoning) is passed on as it comes.
+ */
+class TextOnlyRegion implements Region {
+  #consumed: string;
+  #sawCall = false;
+  #inner: Region | undefined;
+
+  static open(rule: StartRule, ctx: EngineContext, match: StartMatch): Region | null {
+    const region = new TextOnlyRegion(ctx, match.text);
+    const recording: EngineContext = {
+      tools: ctx.tools,
+      emit: (ev) => region.note(ev),
+      startCall: (name, id) => {
+        region.note({ type: "call-start", index: -1, id: id ?? "", name });
+        return { index: -1, id: id ?? "" };
+      },
+      endCall: (index, call, raw, repaired) => region.note({ type: "call-end", index, call, raw, repaired }),
+    };
+    const inner = rule.open(recording, match);
+    if (inner === null) return null;
+    region.#inner = inner;
+    return region;
+  }
+
+  private constructor(
+    private readonly ctx: EngineContext,
+    marker: string,
+  ) {
+    this.#consumed = marker;
+  }
+
+  note(ev: ParserEvent): void {
+    if (ev.type !== "content" && ev.type !== "reasoning") this.#sawCall = true;
+    if (!this.#sawCall) this.ctx.emit(ev);
+  }
+
+  feed(text: string, from: number, final: boolean): FeedResult {
+    const r = (this.#inner as Region).feed(text, from, final);
+    if (r.revert !== undefined) return r;
+    this.#consumed += text.slice(from, r.pos);
+    if (r.done && this.#sawCall) return { pos: r.pos, done: true, revert: this.#consumed };
+    return r;
+  }
+
+  finish(): void {
+    (this.#inner as Region).finish();
+    // Output that ended inside call markup (cut off) is still what the model wrote.
+    if (this.#sawCall) this.ctx.emit({ type: "content", text: this.#consumed });
   }
 }
 
