@@ -9,19 +9,36 @@ import { buildRunView, type RunView } from "../../agent/run-view.js";
 import type { AgentMessage } from "../../core/agent-message.js";
 import type { ToolChoice } from "../../core/language-model.js";
 import type { RunEventLog } from "../../store/run-event-log.js";
+import {
+  ConversationHasUnfinishedRunsError,
+  type SqliteConversationEraser,
+  type UnfinishedRun,
+} from "../../store/sqlite-conversation-eraser.js";
 import type { RunRecord, RunStatus, RunStore } from "../../store/store.js";
 import type { ApprovalPolicyConfig } from "../../tools/approval-policy.js";
 import type { ToolExecutor } from "../../tools/tool-executor.js";
 import {
   type ConversationSummary,
   getConversation,
-  LISTING_WINDOW,
   listConversations,
   listRuns,
   type RunSummary,
 } from "./run-listings.js";
 import type { RunModels } from "./run-models.js";
 import { badRequest, conflict, notFound } from "./runs-api-errors.js";
+
+/** What deleting a conversation needs of the store: SqliteConversationEraser. */
+export type ConversationEraser = Pick<SqliteConversationEraser, "erase" | "unfinishedRuns">;
+
+export interface DeleteConversationOptions {
+  /**
+   * Cancel the conversation's runs that are not over first (a paused run's pending calls are denied by `by`, so the
+   * audit log keeps who dropped them), then delete. Without it such a run makes the delete a 409 that names it.
+   */
+  cancelRuns?: boolean;
+  /** Who deletes; recorded as who denied the calls of the runs it cancels. Default "api". */
+  by?: string;
+}
 
 export interface StartRunInput {
   message: string;
@@ -51,7 +68,7 @@ export interface RunServiceOptions {
     "model" | "tools" | "store" | "approval" | "onEvent" | "toolChoice" | "redact" | "maxObservationChars"
   >;
   /** Deletes a conversation's records (SqliteConversationEraser); without it, DELETE of a conversation is refused. */
-  conversations?: { erase(conversationId: string): Promise<string[]> };
+  conversations?: ConversationEraser;
   /**
    * How often a subscriber of a run this process does not drive reads the log (another process on the same database
    * may drive it). Default 500 ms; 0 turns it off.
@@ -275,7 +292,11 @@ export class RunService {
   }
 
   /** Stop a run: a live one through its abort signal, a paused one at once (its pending calls are denied). */
-  async cancel(runId: string, by = "api"): Promise<{ runId: string; status: RunStatus }> {
+  async cancel(
+    runId: string,
+    by = "api",
+    reason = "the run was cancelled",
+  ): Promise<{ runId: string; status: RunStatus }> {
     this.#checkOpen();
     const live = this.#live.get(runId);
     if (live) {
@@ -297,7 +318,6 @@ export class RunService {
       const pending = (await this.store.listToolCalls(runId)).filter((c) => c.state === "pending");
       if (pending.length > 0) {
         const agent = await this.#agentForRun(run);
-        const reason = "the run was cancelled";
         await agent.decide(
           runId,
           pending.map((c) => ({ callId: c.id, decision: "deny" as const, reason })),
@@ -341,27 +361,66 @@ export class RunService {
     return getConversation(this.store, conversationId);
   }
 
-  /** Delete a conversation with its runs and their event logs; refused while one of its runs is live. */
+  /**
+   * Delete a conversation with its runs and their event logs. Refused (409, naming them) while one of its runs is not
+   * over — running, or paused for a decision nobody has made yet — unless `cancelRuns` asks to cancel them first.
+   * The store refuses too, in the delete's own transaction, so a run that started or paused meanwhile is never lost.
+   */
   async deleteConversation(
     conversationId: string,
-  ): Promise<{ conversationId: string; deletedRuns: string[] }> {
+    options: DeleteConversationOptions = {},
+  ): Promise<{ conversationId: string; deletedRuns: string[]; cancelledRuns: string[] }> {
     this.#checkOpen();
     if ((await this.store.listMessages(conversationId)).length === 0)
       throw notFound(`No conversation "${conversationId}".`);
-    const live = [...this.#live.entries()].find(([, run]) => run.conversationId === conversationId);
-    const running = (await this.store.listRuns({ status: "running", limit: LISTING_WINDOW })).find(
-      (r) => r.conversationId === conversationId,
-    );
-    const busy = live?.[0] ?? running?.id;
-    if (busy)
-      throw conflict(
-        `Conversation ${conversationId} has a run in progress (${busy}); cancel it (POST /api/runs/${busy}/cancel) first.`,
-      );
-    if (!this.#options.conversations)
+    const eraser = this.#options.conversations;
+    if (!eraser)
       throw conflict("This server's store cannot delete conversations (only the SQLite store can).");
-    const runIds = await this.#options.conversations.erase(conversationId);
+    const unfinished = await this.#unfinishedRuns(conversationId, eraser);
+    if (unfinished.length > 0 && options.cancelRuns !== true)
+      throw conflict(unfinishedRunsMessage(conversationId, unfinished));
+    // What another live process drives can only be cancelled there: refused before anything is cancelled here.
+    const elsewhere = unfinished.find(
+      (r) => r.status === "running" && !this.#live.has(r.id) && !ownerIsGone(r.owner),
+    );
+    if (elsewhere)
+      throw conflict(
+        `Conversation ${conversationId} has a run in progress (${elsewhere.id}) driven by process ${elsewhere.owner}; cancel it there first.`,
+      );
+    const cancelledRuns: string[] = [];
+    for (const run of unfinished) {
+      try {
+        await this.cancel(run.id, options.by ?? "api", "the run was cancelled: its conversation was deleted");
+      } catch (error) {
+        // It ended by itself meanwhile: nothing left to cancel.
+        const now = await this.store.getRun(run.id);
+        if (now?.status === "finished" || now?.status === "stopped") continue;
+        throw error;
+      }
+      cancelledRuns.push(run.id);
+    }
+    // The cancelled runs' last events reach their subscribers (and the log) before the logs are deleted.
+    await Promise.allSettled([...this.#appends]);
+    let runIds: string[];
+    try {
+      runIds = await eraser.erase(conversationId);
+    } catch (error) {
+      if (error instanceof ConversationHasUnfinishedRunsError)
+        throw conflict(unfinishedRunsMessage(conversationId, error.runs));
+      throw error;
+    }
     await this.events.deleteRuns(runIds);
-    return { conversationId, deletedRuns: runIds };
+    return { conversationId, deletedRuns: runIds, cancelledRuns };
+  }
+
+  /** The conversation's runs that are not over: those this process drives, and those the store has running or paused. */
+  async #unfinishedRuns(conversationId: string, eraser: ConversationEraser): Promise<UnfinishedRun[]> {
+    const runs = await eraser.unfinishedRuns(conversationId);
+    for (const [id, live] of this.#live) {
+      if (live.conversationId === conversationId && !runs.some((r) => r.id === id))
+        runs.push({ id, status: "running", owner: RUN_OWNER });
+    }
+    return runs;
   }
 
   /** The pending calls of a paused run (none otherwise): what a client that (re)connects must still answer. */
@@ -518,6 +577,23 @@ export class RunService {
       (await this.#agentForRun(run)).resume(run.id, { signal }),
     ).catch(() => {});
   }
+}
+
+/** The 409 of a delete refused for runs that are not over: which, and what to do about each kind. */
+function unfinishedRunsMessage(conversationId: string, runs: readonly UnfinishedRun[]): string {
+  const ids = (status: UnfinishedRun["status"]) => runs.filter((r) => r.status === status).map((r) => r.id);
+  const running = ids("running");
+  const paused = ids("paused");
+  const parts: string[] = [];
+  if (running.length > 0)
+    parts.push(
+      `${running.length === 1 ? "a run in progress" : "runs in progress"} (${running.join(", ")}); cancel ${running.length === 1 ? "it" : "them"} (POST /api/runs/${running[0]}/cancel) first`,
+    );
+  if (paused.length > 0)
+    parts.push(
+      `${paused.length === 1 ? "a run paused for approval" : "runs paused for approval"} (${paused.join(", ")}), waiting for a decision that deleting would lose; decide (POST /api/runs/${paused[0]}/decisions) or cancel ${paused.length === 1 ? "it" : "them"} first`,
+    );
+  return `Conversation ${conversationId} has ${parts.join(", and ")}; or delete with ?cancelRuns=true to cancel ${runs.length === 1 ? "it" : "them"} (pending calls are denied) and delete the conversation.`;
 }
 
 function defaultOnError(error: unknown): void {
