@@ -24,7 +24,7 @@ import {
   listRuns,
   type RunSummary,
 } from "./run-listings.js";
-import type { RunModels } from "./run-models.js";
+import { modelOnDemand, type RunModels } from "./run-models.js";
 import { badRequest, conflict, notFound } from "./runs-api-errors.js";
 
 /** What deleting a conversation needs of the store: SqliteConversationEraser. */
@@ -106,11 +106,16 @@ export class RunService {
   readonly events: RunEventLog;
   readonly models: RunModels;
   readonly #options: RunServiceOptions;
-  readonly #agents = new Map<string, Promise<Agent>>();
+  readonly #agents = new Map<string, Agent>();
   readonly #live = new Map<string, LiveRun>();
   readonly #listeners = new Map<string, Set<Listener>>();
-  /** Resolvers waiting for a run's first event (its record exists from then on). */
-  readonly #starting = new Map<string, () => void>();
+  /**
+   * Runs started here whose record does not exist yet: settled by their first event (the record exists from then
+   * on) or by a failure before it. A read of such a run waits for that instead of answering 404.
+   */
+  readonly #starting = new Map<string, { recorded: () => void; settled: Promise<void> }>();
+  /** Why a run failed before its record existed (the store could not be opened …), for whoever asks about it. */
+  readonly #failedStarts = new Map<string, unknown>();
   readonly #serial = new Map<string, Promise<unknown>>();
   readonly #appends = new Set<Promise<unknown>>();
   #closed = false;
@@ -127,7 +132,11 @@ export class RunService {
     return this.#live.has(runId);
   }
 
-  /** Start a run; resolves as soon as its record exists (its id and conversation), not when it ends. */
+  /**
+   * Start a run; resolves with its id and conversation at once — before the store is opened (unless the run continues
+   * a conversation, which is looked up first) and before the model is loaded. The run writes its record, then loads
+   * the model (model-loading / model-loaded events) and goes on; a model that cannot be loaded ends it with the error.
+   */
   async start(input: StartRunInput): Promise<{ runId: string; conversationId: string }> {
     this.#checkOpen();
     const modelName = input.model ?? this.models.defaultName;
@@ -154,7 +163,7 @@ export class RunService {
     }
     const metadata: ServerRunMetadata = { model: modelName };
     if (input.toolChoice !== undefined) metadata.toolChoice = input.toolChoice;
-    const agent = await this.#agent(metadata);
+    const agent = this.#agent(metadata);
     // Checked with no await before #drive registers the run: two starts on one conversation cannot both pass.
     const busy = [...this.#live.entries()].find(([, live]) => live.conversationId === input.conversationId);
     if (busy) {
@@ -164,7 +173,10 @@ export class RunService {
     }
     const runId = newRunId();
     const conversationId = input.conversationId ?? `conv_${runId.slice(4)}`;
-    const started = new Promise<void>((resolve) => this.#starting.set(runId, resolve));
+    let recorded = () => {};
+    const started = new Promise<void>((resolve) => {
+      recorded = resolve;
+    });
     const done = this.#drive(runId, conversationId, (signal) =>
       agent.run(input.message, {
         runId,
@@ -174,8 +186,11 @@ export class RunService {
         metadata: { server: metadata },
       }),
     );
-    // The run's record exists once it emitted run-started; a run that fails before that rejects here.
-    await Promise.race([started, done.then(() => started)]);
+    // The run's record exists once it emitted run-started; until then a read of the run waits for it (or its failure).
+    this.#starting.set(runId, {
+      recorded,
+      settled: Promise.race([started, done.then(() => started)]).catch(() => {}),
+    });
     return { runId, conversationId };
   }
 
@@ -184,6 +199,7 @@ export class RunService {
    * order and each once. Resolves to an unsubscribe function once the backlog was delivered.
    */
   async subscribe(runId: string, after: number, listener: Listener): Promise<() => void> {
+    this.#throwIfFailedToStart(runId);
     if (!this.#live.has(runId) && !(await this.store.getRun(runId)))
       throw notFound(new RunNotFoundError(runId).message);
     // Listen before reading the log: an event committed in between is then in the log, the buffer, or both.
@@ -284,7 +300,7 @@ export class RunService {
           `Run ${runId} is ${run.status} (${run.stopReason}); its calls can no longer be decided.`,
         );
       }
-      const agent = await this.#agentForRun(run);
+      const agent = this.#agentForRun(run);
       const result = await agent.decide(runId, decisions, { by });
       if (result.ready) this.#resumeIfIdle(run);
       return result;
@@ -317,7 +333,7 @@ export class RunService {
       // Its pending calls are denied, so that no view of the stopped run still offers them for a decision.
       const pending = (await this.store.listToolCalls(runId)).filter((c) => c.state === "pending");
       if (pending.length > 0) {
-        const agent = await this.#agentForRun(run);
+        const agent = this.#agentForRun(run);
         await agent.decide(
           runId,
           pending.map((c) => ({ callId: c.id, decision: "deny" as const, reason })),
@@ -339,6 +355,8 @@ export class RunService {
   }
 
   async getRun(runId: string): Promise<RunView> {
+    await this.#starting.get(runId)?.settled;
+    this.#throwIfFailedToStart(runId);
     try {
       return await buildRunView(this.store, runId);
     } catch (error) {
@@ -493,33 +511,35 @@ export class RunService {
     return next;
   }
 
-  #agent(metadata: ServerRunMetadata): Promise<Agent> {
+  /** The agent for a model and tool choice, made once; its model is loaded by the first run that needs it. */
+  #agent(metadata: ServerRunMetadata): Agent {
     const key = JSON.stringify([metadata.model, metadata.toolChoice ?? "auto"]);
     let agent = this.#agents.get(key);
     if (!agent) {
-      agent = this.models.get(metadata.model).then((model) =>
-        createAgent({
-          ...this.#options.agent,
-          model,
-          tools: this.#options.executor,
-          store: this.store,
-          ...(this.#options.approval ? { approval: this.#options.approval } : {}),
-          ...(metadata.toolChoice ? { toolChoice: metadata.toolChoice } : {}),
-          onEvent: (event) => this.#record(event),
-        }),
-      );
-      // A model that failed to load is asked again next time.
-      agent.catch(() => this.#agents.delete(key));
+      agent = createAgent({
+        ...this.#options.agent,
+        model: modelOnDemand(this.models, metadata.model),
+        tools: this.#options.executor,
+        store: this.store,
+        ...(this.#options.approval ? { approval: this.#options.approval } : {}),
+        ...(metadata.toolChoice ? { toolChoice: metadata.toolChoice } : {}),
+        onEvent: (event) => this.#record(event),
+      });
       this.#agents.set(key, agent);
     }
     return agent;
   }
 
-  #agentForRun(run: RunRecord): Promise<Agent> {
+  #agentForRun(run: RunRecord): Agent {
     const stored = (run.options as { server?: Partial<ServerRunMetadata> }).server;
     const model =
       stored?.model && this.models.names().includes(stored.model) ? stored.model : this.models.defaultName;
     return this.#agent({ model, ...(stored?.toolChoice ? { toolChoice: stored.toolChoice } : {}) });
+  }
+
+  /** A run that failed before it had a record answers with that failure, not with "no such run". */
+  #throwIfFailedToStart(runId: string): void {
+    if (this.#failedStarts.has(runId)) throw this.#failedStarts.get(runId);
   }
 
   /** Log the event, then hand it to the run's subscribers: nobody sees an event the log does not have. */
@@ -528,7 +548,7 @@ export class RunService {
     const starting = this.#starting.get(runId);
     if (starting) {
       this.#starting.delete(runId);
-      starting();
+      starting.recorded();
     }
     const appended = this.events.append(runId, event).then(
       (seq) => {
@@ -548,7 +568,10 @@ export class RunService {
     start: (signal: AbortSignal) => RunHandle | Promise<RunHandle>,
   ): Promise<void> {
     const controller = new AbortController();
-    const done = Promise.resolve()
+    // Started in the next turn of the event loop, once the answer to whoever started it is on its way: opening the
+    // store and loading the model begin with synchronous work (better-sqlite3, node-llama-cpp's module) that would
+    // otherwise hold that answer back.
+    const done = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => start(controller.signal))
       .then((handle) => handle.result)
       .then(
@@ -562,7 +585,12 @@ export class RunService {
         },
         (error: unknown) => {
           this.#live.delete(runId);
-          this.#starting.delete(runId);
+          if (this.#starting.delete(runId)) {
+            // It failed before its record existed: the client already has its id, so keep the reason (a few).
+            this.#failedStarts.set(runId, error);
+            if (this.#failedStarts.size > 100)
+              this.#failedStarts.delete(this.#failedStarts.keys().next().value!);
+          }
           if (!(error instanceof RunStateError)) (this.#options.onError ?? defaultOnError)(error);
           throw error;
         },
@@ -573,8 +601,8 @@ export class RunService {
 
   #resumeIfIdle(run: RunRecord): void {
     if (this.#closed || this.#live.has(run.id) || activeRuns.has(run.id)) return;
-    this.#drive(run.id, run.conversationId, async (signal) =>
-      (await this.#agentForRun(run)).resume(run.id, { signal }),
+    this.#drive(run.id, run.conversationId, (signal) =>
+      this.#agentForRun(run).resume(run.id, { signal }),
     ).catch(() => {});
   }
 }
