@@ -111,3 +111,22 @@ export interface LanguageModel {
   readonly id: string;
   stream(request: ModelRequest): AsyncIterable<ModelEvent>;
 }
+
+/**
+ * A model made ready at first use: a GGUF read from disk and handed to llama.cpp, a server's named model built on
+ * demand. The agent loop loads one that is not `loaded` before a run's first step, so the wait shows in the run's
+ * events (`model-loading`, with progress where the backend reports it, then `model-loaded`) and a model that cannot be
+ * loaded ends the run (stop reason `model-error`) with the message. A model without these members is ready at once.
+ */
+export interface LoadableModel extends LanguageModel {
+  /** True once loaded: a run has nothing to wait for. */
+  readonly loaded: boolean;
+  /** Load it (once; callers while it loads share that load). `onProgress` gets 0…1 where the backend reports it. */
+  load(options?: { onProgress?: (progress: number) => void }): Promise<unknown>;
+}
+
+/** Whether the model still has to be loaded before it can answer (see LoadableModel). */
+export function needsLoading(model: LanguageModel): model is LoadableModel {
+  const loadable = model as Partial<LoadableModel>;
+  return typeof loadable.load === "function" && loadable.loaded === false;
+}

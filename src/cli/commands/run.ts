@@ -253,6 +253,11 @@ function short(value: unknown, max = 200): string {
 /** Progress lines on stderr, so stdout keeps only the answer (or the JSON). */
 export function describeEvent(event: AgentEvent): string | undefined {
   switch (event.type) {
+    // Only a model the run loads itself (the CLI loads its own before the run, with a progress display).
+    case "model-loading":
+      return event.progress === undefined ? `… loading ${event.model}` : undefined;
+    case "model-loaded":
+      return `… loaded ${event.model} in ${(event.durationMs / 1000).toFixed(1)} s`;
     case "call-finished":
       return `→ ${event.callId} ${event.name} ${short(event.arguments)}`;
     case "call-invalid":
@@ -295,8 +300,9 @@ export function printRunView(
   } else if (view.status === "finished") {
     process.stdout.write(`${view.answer ?? ""}\n`);
   } else {
+    const why = error ?? view.error;
     process.stderr.write(
-      `Run ${view.runId} ${view.status}: ${view.stopReason}${error ? ` (${inCliTerms(error)})` : ""}\n`,
+      `Run ${view.runId} ${view.status}: ${view.stopReason}${why ? ` (${inCliTerms(why)})` : ""}\n`,
     );
   }
   return view.status === "stopped" ? 1 : 0;

@@ -114,9 +114,11 @@ export interface StreamParserSpec {
   /** A region to start in, given the prompt's prefix (e.g. reasoning after `<think>`). */
   initialRegion?(ctx: EngineContext, prefix: string): Region | null;
   /**
-   * The format's closing markup (`</tool_call>`, `<|tool_calls_section_end|>`): right after a region that ended a
-   * call (whitespace between), a repeat of it, or the start of one cut off by the end of output (`</tool`), is
-   * markup, not content — it is dropped.
+   * The format's closing markup (`</tool_call>`, `<|tool_calls_section_end|>`). Outside a region it closes nothing
+   * and is dropped wherever it stands: after a call (a repeat), after a body that could not be read, or in prose
+   * with no opener at all (a small model that writes `…}}</tool_call>` as its answer). Right after a region that
+   * ended a call, the start of one cut off by the end of output (`</tool`) is dropped too; elsewhere such a
+   * fragment stays content (`3 <` at the end of prose is prose).
    */
   strayClosers?: readonly string[];
 }
@@ -164,7 +166,8 @@ export class StreamParser implements ToolCallParser {
     const firsts = new Set<number>();
     // Rules a format wrote for fences come first (they are in `spec.rules`), the derived fenced ones after.
     const fenced = spec.rules.filter((r) => r.fence !== false && !r.first.includes("`")).map(fencedRule);
-    for (const rule of [...spec.rules, ...fenced]) {
+    // Stray closers last: a format's own rule for the same marker (an explicit drop) is tried first.
+    for (const rule of [...spec.rules, ...fenced, ...strayCloserRules(spec)]) {
       // By UTF-16 code unit: that is what the content scanner compares.
       for (let k = 0; k < rule.first.length; k++) {
         const c = rule.first.charCodeAt(k);
@@ -465,6 +468,21 @@ class TextOnlyRegion implements Region {
     // Output that ended inside call markup (cut off) is still what the model wrote.
     if (this.#sawCall) this.ctx.emit({ type: "content", text: this.#consumed });
   }
+}
+
+/**
+ * A closer met in content closes nothing: it is markup, dropped like a special token that carries nothing. (The
+ * same as `dropRule` in reasoning-region.ts, which imports this file.) Closers a format already drops are left out.
+ */
+function strayCloserRules(spec: StreamParserSpec): StartRule[] {
+  const dropped = new Set(
+    spec.rules.flatMap((r) =>
+      r.pattern.length === 1 && typeof r.pattern[0] === "string" ? [r.pattern[0]] : [],
+    ),
+  );
+  return (spec.strayClosers ?? [])
+    .filter((closer) => closer.length > 0 && !dropped.has(closer))
+    .map((closer) => ({ first: closer[0]!, pattern: [closer], open: () => null, fence: false }));
 }
 
 /** Can `lead` be at `i`: it is there, or the text ends inside it (and more may come)? Its first char matched. */

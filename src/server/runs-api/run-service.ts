@@ -9,19 +9,36 @@ import { buildRunView, type RunView } from "../../agent/run-view.js";
 import type { AgentMessage } from "../../core/agent-message.js";
 import type { ToolChoice } from "../../core/language-model.js";
 import type { RunEventLog } from "../../store/run-event-log.js";
+import {
+  ConversationHasUnfinishedRunsError,
+  type SqliteConversationEraser,
+  type UnfinishedRun,
+} from "../../store/sqlite-conversation-eraser.js";
 import type { RunRecord, RunStatus, RunStore } from "../../store/store.js";
 import type { ApprovalPolicyConfig } from "../../tools/approval-policy.js";
 import type { ToolExecutor } from "../../tools/tool-executor.js";
 import {
   type ConversationSummary,
   getConversation,
-  LISTING_WINDOW,
   listConversations,
   listRuns,
   type RunSummary,
 } from "./run-listings.js";
-import type { RunModels } from "./run-models.js";
+import { modelOnDemand, type RunModels } from "./run-models.js";
 import { badRequest, conflict, notFound } from "./runs-api-errors.js";
+
+/** What deleting a conversation needs of the store: SqliteConversationEraser. */
+export type ConversationEraser = Pick<SqliteConversationEraser, "erase" | "unfinishedRuns">;
+
+export interface DeleteConversationOptions {
+  /**
+   * Cancel the conversation's runs that are not over first (a paused run's pending calls are denied by `by`, so the
+   * audit log keeps who dropped them), then delete. Without it such a run makes the delete a 409 that names it.
+   */
+  cancelRuns?: boolean;
+  /** Who deletes; recorded as who denied the calls of the runs it cancels. Default "api". */
+  by?: string;
+}
 
 export interface StartRunInput {
   message: string;
@@ -51,7 +68,7 @@ export interface RunServiceOptions {
     "model" | "tools" | "store" | "approval" | "onEvent" | "toolChoice" | "redact" | "maxObservationChars"
   >;
   /** Deletes a conversation's records (SqliteConversationEraser); without it, DELETE of a conversation is refused. */
-  conversations?: { erase(conversationId: string): Promise<string[]> };
+  conversations?: ConversationEraser;
   /**
    * How often a subscriber of a run this process does not drive reads the log (another process on the same database
    * may drive it). Default 500 ms; 0 turns it off.
@@ -89,11 +106,16 @@ export class RunService {
   readonly events: RunEventLog;
   readonly models: RunModels;
   readonly #options: RunServiceOptions;
-  readonly #agents = new Map<string, Promise<Agent>>();
+  readonly #agents = new Map<string, Agent>();
   readonly #live = new Map<string, LiveRun>();
   readonly #listeners = new Map<string, Set<Listener>>();
-  /** Resolvers waiting for a run's first event (its record exists from then on). */
-  readonly #starting = new Map<string, () => void>();
+  /**
+   * Runs started here whose record does not exist yet: settled by their first event (the record exists from then
+   * on) or by a failure before it. A read of such a run waits for that instead of answering 404.
+   */
+  readonly #starting = new Map<string, { recorded: () => void; settled: Promise<void> }>();
+  /** Why a run failed before its record existed (the store could not be opened …), for whoever asks about it. */
+  readonly #failedStarts = new Map<string, unknown>();
   readonly #serial = new Map<string, Promise<unknown>>();
   readonly #appends = new Set<Promise<unknown>>();
   #closed = false;
@@ -110,7 +132,11 @@ export class RunService {
     return this.#live.has(runId);
   }
 
-  /** Start a run; resolves as soon as its record exists (its id and conversation), not when it ends. */
+  /**
+   * Start a run; resolves with its id and conversation at once — before the store is opened (unless the run continues
+   * a conversation, which is looked up first) and before the model is loaded. The run writes its record, then loads
+   * the model (model-loading / model-loaded events) and goes on; a model that cannot be loaded ends it with the error.
+   */
   async start(input: StartRunInput): Promise<{ runId: string; conversationId: string }> {
     this.#checkOpen();
     const modelName = input.model ?? this.models.defaultName;
@@ -137,7 +163,7 @@ export class RunService {
     }
     const metadata: ServerRunMetadata = { model: modelName };
     if (input.toolChoice !== undefined) metadata.toolChoice = input.toolChoice;
-    const agent = await this.#agent(metadata);
+    const agent = this.#agent(metadata);
     // Checked with no await before #drive registers the run: two starts on one conversation cannot both pass.
     const busy = [...this.#live.entries()].find(([, live]) => live.conversationId === input.conversationId);
     if (busy) {
@@ -147,7 +173,10 @@ export class RunService {
     }
     const runId = newRunId();
     const conversationId = input.conversationId ?? `conv_${runId.slice(4)}`;
-    const started = new Promise<void>((resolve) => this.#starting.set(runId, resolve));
+    let recorded = () => {};
+    const started = new Promise<void>((resolve) => {
+      recorded = resolve;
+    });
     const done = this.#drive(runId, conversationId, (signal) =>
       agent.run(input.message, {
         runId,
@@ -157,8 +186,11 @@ export class RunService {
         metadata: { server: metadata },
       }),
     );
-    // The run's record exists once it emitted run-started; a run that fails before that rejects here.
-    await Promise.race([started, done.then(() => started)]);
+    // The run's record exists once it emitted run-started; until then a read of the run waits for it (or its failure).
+    this.#starting.set(runId, {
+      recorded,
+      settled: Promise.race([started, done.then(() => started)]).catch(() => {}),
+    });
     return { runId, conversationId };
   }
 
@@ -167,6 +199,7 @@ export class RunService {
    * order and each once. Resolves to an unsubscribe function once the backlog was delivered.
    */
   async subscribe(runId: string, after: number, listener: Listener): Promise<() => void> {
+    this.#throwIfFailedToStart(runId);
     if (!this.#live.has(runId) && !(await this.store.getRun(runId)))
       throw notFound(new RunNotFoundError(runId).message);
     // Listen before reading the log: an event committed in between is then in the log, the buffer, or both.
@@ -267,7 +300,7 @@ export class RunService {
           `Run ${runId} is ${run.status} (${run.stopReason}); its calls can no longer be decided.`,
         );
       }
-      const agent = await this.#agentForRun(run);
+      const agent = this.#agentForRun(run);
       const result = await agent.decide(runId, decisions, { by });
       if (result.ready) this.#resumeIfIdle(run);
       return result;
@@ -275,7 +308,11 @@ export class RunService {
   }
 
   /** Stop a run: a live one through its abort signal, a paused one at once (its pending calls are denied). */
-  async cancel(runId: string, by = "api"): Promise<{ runId: string; status: RunStatus }> {
+  async cancel(
+    runId: string,
+    by = "api",
+    reason = "the run was cancelled",
+  ): Promise<{ runId: string; status: RunStatus }> {
     this.#checkOpen();
     const live = this.#live.get(runId);
     if (live) {
@@ -296,8 +333,7 @@ export class RunService {
       // Its pending calls are denied, so that no view of the stopped run still offers them for a decision.
       const pending = (await this.store.listToolCalls(runId)).filter((c) => c.state === "pending");
       if (pending.length > 0) {
-        const agent = await this.#agentForRun(run);
-        const reason = "the run was cancelled";
+        const agent = this.#agentForRun(run);
         await agent.decide(
           runId,
           pending.map((c) => ({ callId: c.id, decision: "deny" as const, reason })),
@@ -319,6 +355,8 @@ export class RunService {
   }
 
   async getRun(runId: string): Promise<RunView> {
+    await this.#starting.get(runId)?.settled;
+    this.#throwIfFailedToStart(runId);
     try {
       return await buildRunView(this.store, runId);
     } catch (error) {
@@ -341,27 +379,66 @@ export class RunService {
     return getConversation(this.store, conversationId);
   }
 
-  /** Delete a conversation with its runs and their event logs; refused while one of its runs is live. */
+  /**
+   * Delete a conversation with its runs and their event logs. Refused (409, naming them) while one of its runs is not
+   * over — running, or paused for a decision nobody has made yet — unless `cancelRuns` asks to cancel them first.
+   * The store refuses too, in the delete's own transaction, so a run that started or paused meanwhile is never lost.
+   */
   async deleteConversation(
     conversationId: string,
-  ): Promise<{ conversationId: string; deletedRuns: string[] }> {
+    options: DeleteConversationOptions = {},
+  ): Promise<{ conversationId: string; deletedRuns: string[]; cancelledRuns: string[] }> {
     this.#checkOpen();
     if ((await this.store.listMessages(conversationId)).length === 0)
       throw notFound(`No conversation "${conversationId}".`);
-    const live = [...this.#live.entries()].find(([, run]) => run.conversationId === conversationId);
-    const running = (await this.store.listRuns({ status: "running", limit: LISTING_WINDOW })).find(
-      (r) => r.conversationId === conversationId,
-    );
-    const busy = live?.[0] ?? running?.id;
-    if (busy)
-      throw conflict(
-        `Conversation ${conversationId} has a run in progress (${busy}); cancel it (POST /api/runs/${busy}/cancel) first.`,
-      );
-    if (!this.#options.conversations)
+    const eraser = this.#options.conversations;
+    if (!eraser)
       throw conflict("This server's store cannot delete conversations (only the SQLite store can).");
-    const runIds = await this.#options.conversations.erase(conversationId);
+    const unfinished = await this.#unfinishedRuns(conversationId, eraser);
+    if (unfinished.length > 0 && options.cancelRuns !== true)
+      throw conflict(unfinishedRunsMessage(conversationId, unfinished));
+    // What another live process drives can only be cancelled there: refused before anything is cancelled here.
+    const elsewhere = unfinished.find(
+      (r) => r.status === "running" && !this.#live.has(r.id) && !ownerIsGone(r.owner),
+    );
+    if (elsewhere)
+      throw conflict(
+        `Conversation ${conversationId} has a run in progress (${elsewhere.id}) driven by process ${elsewhere.owner}; cancel it there first.`,
+      );
+    const cancelledRuns: string[] = [];
+    for (const run of unfinished) {
+      try {
+        await this.cancel(run.id, options.by ?? "api", "the run was cancelled: its conversation was deleted");
+      } catch (error) {
+        // It ended by itself meanwhile: nothing left to cancel.
+        const now = await this.store.getRun(run.id);
+        if (now?.status === "finished" || now?.status === "stopped") continue;
+        throw error;
+      }
+      cancelledRuns.push(run.id);
+    }
+    // The cancelled runs' last events reach their subscribers (and the log) before the logs are deleted.
+    await Promise.allSettled([...this.#appends]);
+    let runIds: string[];
+    try {
+      runIds = await eraser.erase(conversationId);
+    } catch (error) {
+      if (error instanceof ConversationHasUnfinishedRunsError)
+        throw conflict(unfinishedRunsMessage(conversationId, error.runs));
+      throw error;
+    }
     await this.events.deleteRuns(runIds);
-    return { conversationId, deletedRuns: runIds };
+    return { conversationId, deletedRuns: runIds, cancelledRuns };
+  }
+
+  /** The conversation's runs that are not over: those this process drives, and those the store has running or paused. */
+  async #unfinishedRuns(conversationId: string, eraser: ConversationEraser): Promise<UnfinishedRun[]> {
+    const runs = await eraser.unfinishedRuns(conversationId);
+    for (const [id, live] of this.#live) {
+      if (live.conversationId === conversationId && !runs.some((r) => r.id === id))
+        runs.push({ id, status: "running", owner: RUN_OWNER });
+    }
+    return runs;
   }
 
   /** The pending calls of a paused run (none otherwise): what a client that (re)connects must still answer. */
@@ -434,33 +511,35 @@ export class RunService {
     return next;
   }
 
-  #agent(metadata: ServerRunMetadata): Promise<Agent> {
+  /** The agent for a model and tool choice, made once; its model is loaded by the first run that needs it. */
+  #agent(metadata: ServerRunMetadata): Agent {
     const key = JSON.stringify([metadata.model, metadata.toolChoice ?? "auto"]);
     let agent = this.#agents.get(key);
     if (!agent) {
-      agent = this.models.get(metadata.model).then((model) =>
-        createAgent({
-          ...this.#options.agent,
-          model,
-          tools: this.#options.executor,
-          store: this.store,
-          ...(this.#options.approval ? { approval: this.#options.approval } : {}),
-          ...(metadata.toolChoice ? { toolChoice: metadata.toolChoice } : {}),
-          onEvent: (event) => this.#record(event),
-        }),
-      );
-      // A model that failed to load is asked again next time.
-      agent.catch(() => this.#agents.delete(key));
+      agent = createAgent({
+        ...this.#options.agent,
+        model: modelOnDemand(this.models, metadata.model),
+        tools: this.#options.executor,
+        store: this.store,
+        ...(this.#options.approval ? { approval: this.#options.approval } : {}),
+        ...(metadata.toolChoice ? { toolChoice: metadata.toolChoice } : {}),
+        onEvent: (event) => this.#record(event),
+      });
       this.#agents.set(key, agent);
     }
     return agent;
   }
 
-  #agentForRun(run: RunRecord): Promise<Agent> {
+  #agentForRun(run: RunRecord): Agent {
     const stored = (run.options as { server?: Partial<ServerRunMetadata> }).server;
     const model =
       stored?.model && this.models.names().includes(stored.model) ? stored.model : this.models.defaultName;
     return this.#agent({ model, ...(stored?.toolChoice ? { toolChoice: stored.toolChoice } : {}) });
+  }
+
+  /** A run that failed before it had a record answers with that failure, not with "no such run". */
+  #throwIfFailedToStart(runId: string): void {
+    if (this.#failedStarts.has(runId)) throw this.#failedStarts.get(runId);
   }
 
   /** Log the event, then hand it to the run's subscribers: nobody sees an event the log does not have. */
@@ -469,7 +548,7 @@ export class RunService {
     const starting = this.#starting.get(runId);
     if (starting) {
       this.#starting.delete(runId);
-      starting();
+      starting.recorded();
     }
     const appended = this.events.append(runId, event).then(
       (seq) => {
@@ -489,7 +568,10 @@ export class RunService {
     start: (signal: AbortSignal) => RunHandle | Promise<RunHandle>,
   ): Promise<void> {
     const controller = new AbortController();
-    const done = Promise.resolve()
+    // Started in the next turn of the event loop, once the answer to whoever started it is on its way: opening the
+    // store and loading the model begin with synchronous work (better-sqlite3, node-llama-cpp's module) that would
+    // otherwise hold that answer back.
+    const done = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => start(controller.signal))
       .then((handle) => handle.result)
       .then(
@@ -503,7 +585,12 @@ export class RunService {
         },
         (error: unknown) => {
           this.#live.delete(runId);
-          this.#starting.delete(runId);
+          if (this.#starting.delete(runId)) {
+            // It failed before its record existed: the client already has its id, so keep the reason (a few).
+            this.#failedStarts.set(runId, error);
+            if (this.#failedStarts.size > 100)
+              this.#failedStarts.delete(this.#failedStarts.keys().next().value!);
+          }
           if (!(error instanceof RunStateError)) (this.#options.onError ?? defaultOnError)(error);
           throw error;
         },
@@ -514,10 +601,27 @@ export class RunService {
 
   #resumeIfIdle(run: RunRecord): void {
     if (this.#closed || this.#live.has(run.id) || activeRuns.has(run.id)) return;
-    this.#drive(run.id, run.conversationId, async (signal) =>
-      (await this.#agentForRun(run)).resume(run.id, { signal }),
+    this.#drive(run.id, run.conversationId, (signal) =>
+      this.#agentForRun(run).resume(run.id, { signal }),
     ).catch(() => {});
   }
+}
+
+/** The 409 of a delete refused for runs that are not over: which, and what to do about each kind. */
+function unfinishedRunsMessage(conversationId: string, runs: readonly UnfinishedRun[]): string {
+  const ids = (status: UnfinishedRun["status"]) => runs.filter((r) => r.status === status).map((r) => r.id);
+  const running = ids("running");
+  const paused = ids("paused");
+  const parts: string[] = [];
+  if (running.length > 0)
+    parts.push(
+      `${running.length === 1 ? "a run in progress" : "runs in progress"} (${running.join(", ")}); cancel ${running.length === 1 ? "it" : "them"} (POST /api/runs/${running[0]}/cancel) first`,
+    );
+  if (paused.length > 0)
+    parts.push(
+      `${paused.length === 1 ? "a run paused for approval" : "runs paused for approval"} (${paused.join(", ")}), waiting for a decision that deleting would lose; decide (POST /api/runs/${paused[0]}/decisions) or cancel ${paused.length === 1 ? "it" : "them"} first`,
+    );
+  return `Conversation ${conversationId} has ${parts.join(", and ")}; or delete with ?cancelRuns=true to cancel ${runs.length === 1 ? "it" : "them"} (pending calls are denied) and delete the conversation.`;
 }
 
 function defaultOnError(error: unknown): void {

@@ -98,7 +98,14 @@ export function createRunsRoutes(service: RunService, options: RunsRoutesOptions
 
   api.get("/conversations", async (c) => c.json({ data: await service.listConversations() }));
   api.get("/conversations/:id", async (c) => c.json(await service.getConversation(c.req.param("id"))));
-  api.delete("/conversations/:id", async (c) => c.json(await service.deleteConversation(c.req.param("id"))));
+  api.delete("/conversations/:id", async (c) => {
+    const cancelRuns = c.req.query("cancelRuns");
+    if (cancelRuns !== undefined && cancelRuns !== "true" && cancelRuns !== "false")
+      throw badRequest(`cancelRuns must be true or false, got "${cancelRuns}".`);
+    return c.json(
+      await service.deleteConversation(c.req.param("id"), { cancelRuns: cancelRuns === "true", by }),
+    );
+  });
 
   return api;
 }
