@@ -112,6 +112,8 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     "*",
     hostOriginGuard({
       loopbackOnly: isLoopbackHost(options.bindHost ?? "127.0.0.1"),
+      // A server started with --secure-cookie is reached over HTTPS (a TLS proxy in front): its pages are https.
+      scheme: options.secureCookie ? "https" : "http",
       ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
       ...(allowedOrigins.length > 0 ? { allowedOrigins } : {}),
     }),
