@@ -382,6 +382,7 @@ export function mountWsApi(app: Hono, options: WsApiOptions) {
   (wss as { options: { maxPayload: number } }).options.maxPayload =
     options.maxMessageBytes ?? DEFAULT_WS_MAX_MESSAGE_BYTES;
   const unauthenticatedBudget = options.maxUnauthenticatedBytes ?? DEFAULT_WS_MAX_UNAUTHENTICATED_BYTES;
+  const tooMuchBeforeAuth = `authenticate first: ${unauthenticatedBudget} bytes at most before that`;
   const sessions = new Set<WsSession>();
   const expected = options.token === undefined ? undefined : digest(options.token);
   const unfollow = options.registry.onChange(() => {
@@ -416,11 +417,7 @@ export function mountWsApi(app: Hono, options: WsApiOptions) {
           watchUnauthenticatedBytes(tcp, {
             budget: unauthenticatedBudget,
             authenticated: () => current.authenticated,
-            exceeded: () =>
-              current.refuseUnread(
-                1009,
-                `authenticate first: a socket may send ${unauthenticatedBudget} bytes before it has`,
-              ),
+            exceeded: () => current.refuseUnread(1009, tooMuchBeforeAuth),
           });
         }
         return session;
@@ -432,6 +429,12 @@ export function mountWsApi(app: Hono, options: WsApiOptions) {
         onMessage(event, ws) {
           const current = open(ws);
           if (current.closed) return;
+          // A whole message that arrived in one read is delivered before the byte count sees it: checked here too.
+          const size = typeof event.data === "string" ? Buffer.byteLength(event.data) : event.data.byteLength;
+          if (!current.authenticated && size > unauthenticatedBudget) {
+            current.refuseUnread(1009, tooMuchBeforeAuth);
+            return;
+          }
           if (typeof event.data !== "string") {
             current.sendError(undefined, badRequest("Binary messages are not understood; send JSON text."));
             return;
