@@ -163,8 +163,12 @@ export class ToolSettings {
   }
 
   /** The approval policy config for agents and MCP approvals: the setting, else the configured one, else the default. */
-  readonly approval: ApprovalPolicyConfig = (call) =>
-    this.#settings.get(call.name)?.policy ?? this.#configured[call.name];
+  readonly approval: ApprovalPolicyConfig = (call) => this.policyOf(call.name);
+
+  /** The policy set for a tool — through the API, else in the config — or undefined: its annotations decide. */
+  policyOf(name: string): ApprovalPolicy | undefined {
+    return this.#settings.get(name)?.policy ?? this.#configured[name];
+  }
 
   /** The policy a call of this tool gets now (what the API shows; the call gate resolves it the same way). */
   effectivePolicy(definition: AnyToolDefinition): ApprovalPolicy {
