@@ -229,7 +229,6 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
       attempts,
       gate,
       callerOf,
-      principal,
       // Every message is a request body: the same limit as HTTP's.
       maxMessageBytes: maxBodyBytes,
     });

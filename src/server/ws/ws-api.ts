@@ -36,10 +36,11 @@ export interface WsApiOptions {
   attempts?: SignInAttempts | undefined;
   /** Decides whether a `tools/call` runs, as on every surface. Default: one over `registry` (annotations only). */
   gate?: CallGate | undefined;
-  /** Who a socket's calls are made for until it is authenticated by the token (see callerIdentity). */
+  /**
+   * Who a socket's calls are made for, from its upgrade request (see callerIdentity: the token's principal on a
+   * server with a token — a socket calls tools only once authenticated — else the client's address).
+   */
   callerOf?: ((c: Context) => string) | undefined;
-  /** Who a socket's calls are made for once the token authenticated it. */
-  principal?: string | undefined;
   /** Largest message, in bytes (the HTTP body limit): a bigger frame closes the socket (1009) unread. Default 4 MiB. */
   maxMessageBytes?: number | undefined;
   /**
@@ -107,8 +108,8 @@ class WsSession {
     readonly ws: WSContext,
     readonly options: WsApiOptions,
     authenticated: boolean,
-    /** Who this socket calls for before the token authenticated it (its address, or the principal of a header). */
-    readonly address: string,
+    /** Who this socket's calls are made for (fair shares, cooldowns, rate limits). */
+    readonly caller: string,
     readonly signIn?: SocketSignIn,
   ) {
     this.#gate = options.gate ?? new CallGate(options.registry);
@@ -302,11 +303,6 @@ class WsSession {
     }
   }
 
-  /** Who this socket's calls are made for: the token's principal once it authenticated, else its address. */
-  get caller(): string {
-    return this.authenticated && this.options.principal !== undefined ? this.options.principal : this.address;
-  }
-
   #runs(): RunService {
     if (!this.options.runs) throw notFound("This server runs no agents: the runs/* messages are off.");
     return this.options.runs;
@@ -404,12 +400,12 @@ export function mountWsApi(app: Hono, options: WsApiOptions) {
       const signIn: SocketSignIn | undefined = attempts
         ? { retryAfter: () => attempts.retryAfter(c), failed: () => attempts.failed(c) }
         : undefined;
-      const address = options.callerOf?.(c) ?? "websocket";
+      const caller = options.callerOf?.(c) ?? "websocket";
       const tcp = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket;
       let session: WsSession | undefined;
       const open = (ws: WSContext) => {
         if (session) return session;
-        session = new WsSession(ws, options, authenticated, address, signIn);
+        session = new WsSession(ws, options, authenticated, caller, signIn);
         sessions.add(session);
         const current = session;
         // Until it authenticates, a socket may send a few KiB (its `auth`), counted on the wire as they arrive.
