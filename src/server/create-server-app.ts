@@ -1,9 +1,10 @@
-import { createHash } from "node:crypto";
 import type { Server as HttpServer } from "node:http";
 import { type Context, Hono } from "hono";
 import { createMcpServer, followRegistryChanges, type McpServerOptions } from "../mcp/create-mcp-server.js";
 import { McpApprovals } from "../mcp/mcp-approvals.js";
 import { createMcpHttpHandler, type McpHttpHandler } from "../mcp/mcp-http-handler.js";
+import type { ApprovalPolicyConfig } from "../tools/approval-policy.js";
+import { CallGate } from "../tools/call-gate.js";
 import type { ToolExecutor } from "../tools/tool-executor.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
 import { apiError } from "./api-error.js";
@@ -15,6 +16,7 @@ import type { ModelCatalog } from "./model-catalog.js";
 import { createOpenAIRoutes } from "./openai/openai-routes.js";
 import type { RunService } from "./runs-api/run-service.js";
 import { createRunsRoutes, type RunsRoutesOptions } from "./runs-api/runs-routes.js";
+import { callerIdentity, tokenPrincipal } from "./security/caller-identity.js";
 import { corsForOrigins, normalizeOrigin } from "./security/cors-for-origins.js";
 import { rejectTokenInUrl } from "./security/reject-token-in-url.js";
 import { sessionCookieOf, verifySessionValue } from "./security/session-cookie.js";
@@ -55,7 +57,7 @@ export interface ServerAppOptions {
   /** Larger request bodies get 413. Default 4 MiB. */
   maxBodyBytes?: number;
   /** Options for the MCP endpoint at /mcp (server name, instructions), or false to leave it out. */
-  mcp?: Omit<McpServerOptions, "registry" | "executor"> | false;
+  mcp?: Omit<McpServerOptions, "registry" | "executor" | "gate"> | false;
   /** The named models of the /v1 API (models, chat completions, responses, messages); off when absent. */
   openai?: { models: ModelCatalog };
   /**
@@ -67,13 +69,20 @@ export interface ServerAppOptions {
    * The Tools API under /api (tools, tool settings, mounted MCP servers). Its settings also govern /mcp: switched-off
    * tools are hidden, and MCP approvals use the same policies unless `mcp.approvals` is given.
    */
-  toolsApi?: Omit<ToolsApiOptions, "registry" | "executor" | "callerId">;
+  toolsApi?: Omit<ToolsApiOptions, "registry" | "executor" | "gate" | "callerOf">;
+  /**
+   * The approval policies of every surface that runs tools here (`/api`, `/ws`, `/mcp`), applied by one call gate.
+   * Default: the Tools API's settings (API settings over the config), else `mcp.approvals`' policies.
+   */
+  approval?: ApprovalPolicyConfig;
   /**
    * The Runs API (/api/runs, /api/conversations; SSE event streams) and the WebSocket API at /ws, driven by this
    * service (the caller owns it and closes it after the server).
    */
   runs?: RunsRoutesOptions &
-    Pick<WsApiOptions, "authenticate" | "maxBufferedBytes" | "authTimeoutMs"> & { service: RunService };
+    Pick<WsApiOptions, "authenticate" | "maxBufferedBytes" | "authTimeoutMs" | "maxUnauthenticatedBytes"> & {
+      service: RunService;
+    };
 }
 
 export interface ServerApp {
@@ -103,6 +112,8 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     "*",
     hostOriginGuard({
       loopbackOnly: isLoopbackHost(options.bindHost ?? "127.0.0.1"),
+      // A server started with --secure-cookie is reached over HTTPS (a TLS proxy in front): its pages are https.
+      scheme: options.secureCookie ? "https" : "http",
       ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
       ...(allowedOrigins.length > 0 ? { allowedOrigins } : {}),
     }),
@@ -140,10 +151,13 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     createSessionRoutes(options.token, { attempts, secureCookie: options.secureCookie === true }),
   );
 
-  // With a token, the caller is the token (hashed: cooldowns and approval state are keyed by it, never the secret).
-  const callerId = options.token
-    ? `token:${createHash("sha256").update(options.token).digest("base64url").slice(0, 16)}`
-    : undefined;
+  // With a token, the caller is its principal; without, the client's address (see callerIdentity).
+  const principal = options.token ? tokenPrincipal(options.token) : undefined;
+  const callerOf = (c: Context) => callerIdentity(c, principal);
+  const mcpOptions = options.mcp === false ? undefined : (options.mcp ?? {});
+  const approval = options.approval ?? options.toolsApi?.settings.approval ?? mcpOptions?.approvals?.policies;
+  // The one decision whether a call runs, for /api, /ws and /mcp alike (each renders its answer).
+  const gate = new CallGate(options.registry, approval);
 
   if (options.toolsApi) {
     app.route(
@@ -152,31 +166,30 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
         ...options.toolsApi,
         registry: options.registry,
         executor: options.executor,
-        callerId: callerId ?? "http:local",
+        gate,
+        callerOf,
       }),
     );
   }
 
   let mcp: McpHttpHandler | undefined;
   let unsubscribe: (() => void) | undefined;
-  if (options.mcp !== false) {
-    const mcpOptions = options.mcp ?? {};
+  if (mcpOptions) {
     // One set of approval settings (signing key, ledger) for every per-request server: a retry lands on a new one.
-    const approvals =
-      mcpOptions.approvals ??
-      new McpApprovals(options.toolsApi ? { policies: options.toolsApi.settings.approval } : {});
+    const approvals = mcpOptions.approvals ?? new McpApprovals(approval ? { policies: approval } : {});
     const handler = createMcpHttpHandler({
       createServer: (era) =>
         createMcpServer(
-          { ...mcpOptions, approvals, registry: options.registry, executor: options.executor },
+          { ...mcpOptions, approvals, gate, registry: options.registry, executor: options.executor },
           era,
         ),
       maxRequestBodySize: maxBodyBytes,
     });
     mcp = handler;
     unsubscribe = followRegistryChanges(options.registry, () => handler.toolsChanged());
-    const authInfo = callerId ? { token: "", clientId: callerId, scopes: [] } : undefined;
-    app.all("/mcp", (c) => handler.handle(c.req.raw, authInfo));
+    // The caller travels as authInfo.clientId: the token's principal, else the client's address — never the name an
+    // MCP client states in clientInfo.
+    app.all("/mcp", (c) => handler.handle(c.req.raw, { token: "", clientId: callerOf(c), scopes: [] }));
   }
 
   // The model's words on /v1 pass through the same redactor as tool results, runs, events, the store and traces.
@@ -184,7 +197,14 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     app.route("/v1", createOpenAIRoutes({ ...options.openai, redactor: options.executor.redactor }));
   let ws: ReturnType<typeof mountWsApi> | undefined;
   if (options.runs) {
-    const { service, authenticate, maxBufferedBytes, authTimeoutMs, ...routeOptions } = options.runs;
+    const {
+      service,
+      authenticate,
+      maxBufferedBytes,
+      authTimeoutMs,
+      maxUnauthenticatedBytes,
+      ...routeOptions
+    } = options.runs;
     app.route("/api", createRunsRoutes(service, routeOptions));
     ws = mountWsApi(app, {
       registry: options.registry,
@@ -207,7 +227,12 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
         : {}),
       ...(maxBufferedBytes ? { maxBufferedBytes } : {}),
       ...(authTimeoutMs ? { authTimeoutMs } : {}),
+      ...(maxUnauthenticatedBytes ? { maxUnauthenticatedBytes } : {}),
       attempts,
+      gate,
+      callerOf,
+      // Every message is a request body: the same limit as HTTP's.
+      maxMessageBytes: maxBodyBytes,
     });
   }
 

@@ -8,10 +8,12 @@ import { runCommand } from "../cli-error.js";
 import { loadToolSettings, TOOL_SETTINGS_FOLLOW_MS } from "../load-tool-settings.js";
 import { openStore, resolveDbPath } from "../open-store.js";
 import { createToolsRuntime } from "../tools-runtime.js";
+import { loadToolsModule } from "./run.js";
 
 interface McpCommandOptions {
   config?: string;
   db?: string;
+  toolsModule?: string;
   verbose?: boolean;
 }
 
@@ -26,6 +28,7 @@ export function registerMcpCommand(program: Command): void {
       "--db <file>",
       "database for the memory tools and the MCP approval state, shared by instances (default: the user's data folder)",
     )
+    .option("--tools-module <file>", "an ES module exporting more tools (`tools` array or default function)")
     .option("--verbose", "also log the stderr of mounted MCP servers (to stderr)")
     .action((options: McpCommandOptions) =>
       runCommand(async () => {
@@ -39,6 +42,7 @@ export function registerMcpCommand(program: Command): void {
         });
         let stopFollowing: (() => void) | undefined;
         try {
+          if (options.toolsModule) runtime.registry.registerAll(await loadToolsModule(options.toolsModule));
           for (const status of runtime.mcpServers.status()) {
             if (status.state !== "ready") logger.warn?.(describeMcpServerStatus(status));
           }
@@ -67,7 +71,6 @@ export function registerMcpCommand(program: Command): void {
             registry: runtime.registry,
             executor: runtime.executor,
             approvals,
-            userId: ({ clientInfo }) => `stdio:${clientInfo?.name ?? "unknown"}`,
           });
           void served.closed.finally(() => {
             loaded.stop();

@@ -178,6 +178,7 @@ export async function createCliAgent(
       registry: runtime.registry,
       dbFile: store.location,
       openDb: () => store,
+      configuredPolicies: runtime.config.mcp?.approvals,
       followEveryMs: TOOL_SETTINGS_FOLLOW_MS,
     });
     stopFollowing = toolSettings.stop;
@@ -196,7 +197,7 @@ export async function createCliAgent(
       ...(settings.allow ? { allow: settings.allow } : {}),
       ...(settings.localOnly ? { localOnly: true } : {}),
       approval: cliApprovalPolicy({
-        stored: (name) => toolSettings.settings.get(name)?.policy,
+        stored: (name) => toolSettings.settings.policyOf(name),
         answered: extras.approval,
         requireApproval: new Set(settings.requireApproval ?? []),
         autoApprove: settings.autoApprove === true,

@@ -75,7 +75,10 @@ export interface WsClient {
 }
 const WebSocketClass = (
   createRequire(import.meta.url)("ws") as {
-    WebSocket: new (url: string, options?: { headers?: Record<string, string> }) => WsClient;
+    WebSocket: new (
+      url: string,
+      options?: { headers?: Record<string, string>; localAddress?: string },
+    ) => WsClient;
   }
 ).WebSocket;
 
@@ -98,10 +101,17 @@ export class TestSocket {
     });
   }
 
-  /** Connect; rejects with the HTTP status when the upgrade is refused. */
-  static open(url: string, headers: Record<string, string> = {}): Promise<TestSocket> {
+  /**
+   * Connect; rejects with the HTTP status when the upgrade is refused. `localAddress` binds the client end (127.0.0.2,
+   * … are loopback too on Linux: another client address).
+   */
+  static open(
+    url: string,
+    headers: Record<string, string> = {},
+    options: { localAddress?: string } = {},
+  ): Promise<TestSocket> {
     return new Promise((resolve, reject) => {
-      const socket = new WebSocketClass(url, { headers });
+      const socket = new WebSocketClass(url, { headers, ...options });
       socket.on("open", () => resolve(new TestSocket(socket)));
       socket.on("unexpected-response", (_req, res) =>
         reject(Object.assign(new Error("refused"), { status: res.statusCode })),
