@@ -25,6 +25,7 @@ import {
 } from "./security/sign-in-failure-limiter.js";
 import { refuseLimitedClients, remoteAddressOf, signInAttempts } from "./security/sign-in-limit.js";
 import { createToolsApi, type ToolsApiOptions } from "./tools-api/create-tools-api.js";
+import { createWebUiHandler, isWebUiRequest } from "./web-ui/web-ui-routes.js";
 import { mountWsApi, type WsApiOptions } from "./ws/ws-api.js";
 
 /** Default request body limit: 4 MiB, the MCP SDK's own default. */
@@ -74,6 +75,11 @@ export interface ServerAppOptions {
    */
   runs?: RunsRoutesOptions &
     Pick<WsApiOptions, "authenticate" | "maxBufferedBytes" | "authTimeoutMs"> & { service: RunService };
+  /**
+   * The web UI at `/` (every GET outside /api, /v1, /mcp, /ws): the files `npm run build` puts in `dist/web`, or those
+   * of `dir`. On by default; false leaves it out (those paths are then 404).
+   */
+  webUi?: { dir?: string } | false;
 }
 
 export interface ServerApp {
@@ -120,7 +126,16 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     ? signInAttempts(limit.limiter ?? new SignInFailureLimiter(limit), limit.clientAddress ?? remoteAddressOf)
     : undefined;
   if (attempts) app.use("*", refuseLimitedClients(attempts, { skipPaths: ["/healthz"] }));
-  if (options.token) app.use("*", bearerTokenAuth(options.token, { skipPaths, attempts }));
+  const webUi = options.webUi === false ? undefined : createWebUiHandler(options.webUi ?? {});
+  if (options.token)
+    app.use(
+      "*",
+      bearerTokenAuth(options.token, {
+        skipPaths,
+        attempts,
+        ...(webUi ? { isPublic: isWebUiRequest } : {}),
+      }),
+    );
   app.use("*", bodySizeLimit(maxBodyBytes));
 
   app.get("/healthz", (c) => c.json({ ok: true }));
@@ -208,6 +223,10 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
       attempts,
     });
   }
+
+  // Last: the web UI answers what no route above took (an unknown API path still gets the JSON 404).
+  if (webUi)
+    app.on(["GET", "HEAD"], "*", (c) => (isWebUiRequest(c.req.method, c.req.path) ? webUi(c) : c.notFound()));
 
   return {
     app,
