@@ -13,6 +13,7 @@ import { hostOriginGuard } from "./host-origin-guard.js";
 import { isLoopbackHost } from "./is-loopback-host.js";
 import type { ModelCatalog } from "./model-catalog.js";
 import { createOpenAIRoutes } from "./openai/openai-routes.js";
+import { listPendingApprovals } from "./runs-api/pending-approvals.js";
 import type { RunService } from "./runs-api/run-service.js";
 import { createRunsRoutes, type RunsRoutesOptions } from "./runs-api/runs-routes.js";
 import { corsForOrigins, normalizeOrigin } from "./security/cors-for-origins.js";
@@ -26,6 +27,7 @@ import {
 import { refuseLimitedClients, remoteAddressOf, signInAttempts } from "./security/sign-in-limit.js";
 import { createToolsApi, type ToolsApiOptions } from "./tools-api/create-tools-api.js";
 import { createWebUiHandler, isWebUiRequest } from "./web-ui/web-ui-routes.js";
+import { PendingApprovalsFeed } from "./ws/pending-approvals-feed.js";
 import { mountWsApi, type WsApiOptions } from "./ws/ws-api.js";
 
 /** Default request body limit: 4 MiB, the MCP SDK's own default. */
@@ -196,9 +198,17 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
 
   if (options.openai) app.route("/v1", createOpenAIRoutes(options.openai));
   let ws: ReturnType<typeof mountWsApi> | undefined;
+  let pendingApprovals: PendingApprovalsFeed | undefined;
   if (options.runs) {
     const { service, authenticate, maxBufferedBytes, authTimeoutMs, ...routeOptions } = options.runs;
     app.route("/api", createRunsRoutes(service, routeOptions));
+    // A run of this server whose calls were decided elsewhere (`runs approve`, another serve) goes on here.
+    pendingApprovals = new PendingApprovalsFeed({
+      read: routeOptions.pendingApprovals ?? (() => listPendingApprovals(service.store)),
+      onSettled: (runIds) => {
+        for (const runId of runIds) void service.resumeIfDecided(runId).catch(() => {});
+      },
+    });
     ws = mountWsApi(app, {
       registry: options.registry,
       executor: options.executor,
@@ -221,6 +231,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
       ...(maxBufferedBytes ? { maxBufferedBytes } : {}),
       ...(authTimeoutMs ? { authTimeoutMs } : {}),
       attempts,
+      pendingApprovals,
     });
   }
 
@@ -234,6 +245,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     ...(ws ? { injectWebSocket: ws.injectWebSocket } : {}),
     async close() {
       unsubscribe?.();
+      pendingApprovals?.close();
       await ws?.close();
       await mcp?.close();
     },

@@ -13,6 +13,7 @@ import { badRequest, notFound, type RunsApiError } from "../runs-api/runs-api-er
 import { asRunsApiError } from "../runs-api/runs-routes.js";
 import { sessionCookieOf } from "../security/session-cookie.js";
 import type { SignInAttempts } from "../security/sign-in-limit.js";
+import type { PendingApprovalsFeed } from "./pending-approvals-feed.js";
 
 export interface WsApiOptions {
   registry: ToolRegistry;
@@ -31,6 +32,8 @@ export interface WsApiOptions {
   authTimeoutMs?: number;
   /** The sign-in failure limit: wrong tokens at the upgrade or in `{type:"auth"}` count against the client. */
   attempts?: SignInAttempts | undefined;
+  /** Pushes `{type: "approvals/pending", calls}` to every signed-in socket: on sign-in, then whenever it changes. */
+  pendingApprovals?: PendingApprovalsFeed | undefined;
 }
 
 /** What a socket knows of the sign-in limit for its own client. */
@@ -68,6 +71,7 @@ class WsSession {
   authenticated: boolean;
   #closed = false;
   readonly #authTimer: ReturnType<typeof setTimeout> | undefined;
+  #stopFeed: (() => void) | undefined;
 
   constructor(
     readonly ws: WSContext,
@@ -82,7 +86,14 @@ class WsSession {
         options.authTimeoutMs ?? 10_000,
       );
       this.#authTimer.unref?.();
-    }
+    } else this.#signedIn();
+  }
+
+  /** What every signed-in socket gets without asking: the pending approvals of all runs. */
+  #signedIn(): void {
+    this.#stopFeed = this.options.pendingApprovals?.listen((calls) =>
+      this.send({ type: "approvals/pending", calls }),
+    );
   }
 
   /** Send, unless the socket already holds too much: then close it so the client reconnects and resubscribes. */
@@ -115,6 +126,7 @@ class WsSession {
   ended(): void {
     this.#closed = true;
     if (this.#authTimer) clearTimeout(this.#authTimer);
+    this.#stopFeed?.();
     for (const unsubscribe of this.#subscriptions.values()) unsubscribe();
     this.#subscriptions.clear();
   }
@@ -257,6 +269,7 @@ class WsSession {
     }
     this.authenticated = true;
     if (this.#authTimer) clearTimeout(this.#authTimer);
+    if (!this.#stopFeed) this.#signedIn();
     return { authenticated: true };
   }
 
