@@ -33,7 +33,8 @@ function buildWebUi(): void {
       "--logLevel",
       "error",
     ],
-    { cwd: root, stdio: ["ignore", "ignore", "inherit"] },
+    // Vitest sets NODE_ENV=test, which would make Vite bundle React's development build.
+    { cwd: root, stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, NODE_ENV: "production" } },
   );
 }
 

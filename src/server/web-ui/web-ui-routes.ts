@@ -16,12 +16,14 @@ export function isWebUiRequest(method: string, pathname: string): boolean {
 
 /**
  * The page's Content-Security-Policy: scripts, styles, fonts and connections only from this server (so the UI works
- * offline and injected markup cannot load or send anything elsewhere); images also as data:/blob: URLs (tool results
- * carry base64 images); no frames in either direction. MCP App views will get their own sandboxed origin.
+ * offline and injected markup cannot load or send anything elsewhere); no inline script; images also as data:/blob:
+ * URLs (tool results carry base64 images); no frames in either direction. MCP App views will get their own sandboxed
+ * origin. `'unsafe-eval'`: the schema form validates with Ajv, which compiles each JSON Schema into a function (the
+ * only way Ajv runs); it lets no script in that this server did not serve.
  */
 export const WEB_UI_CSP = [
   "default-src 'self'",
-  "script-src 'self'",
+  "script-src 'self' 'unsafe-eval'",
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data: blob:",
   "media-src 'self' data: blob:",

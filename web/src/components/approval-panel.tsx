@@ -17,8 +17,10 @@ export function ApprovalPanel(props: {
   toolName: string;
   args: JsonObject;
   tool: ToolInfo | undefined;
+  /** Inside a tool card, whose header already says the state and the source. */
+  inCard?: boolean;
 }) {
-  const { runId, callId, toolName, args, tool } = props;
+  const { runId, callId, toolName, args, tool, inCard } = props;
   const [denying, setDenying] = useState(false);
   const [reason, setReason] = useState("");
   const [busy, setBusy] = useState(false);
@@ -61,8 +63,8 @@ export function ApprovalPanel(props: {
   return (
     <div className="approval" role="group" aria-label={`Approval of ${toolName}`}>
       <div className="approval-head">
-        <span className="badge badge-warn">Awaiting approval</span>
-        <span className="muted">{sourceLabel(tool?.source)}</span>
+        {inCard ? null : <span className="badge badge-warn">Awaiting approval</span>}
+        {inCard ? null : <span className="muted">{sourceLabel(tool?.source)}</span>}
         <AnnotationBadges annotations={tool?.annotations} />
       </div>
       <p className="approval-why" id={whyId}>

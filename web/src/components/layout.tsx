@@ -17,7 +17,8 @@ export function Layout({ route, children }: { route: Route; children: ReactNode 
   const status = useStore(socket.status);
   const state = useStore(session);
   return (
-    <div className="app">
+    // The chat fills the window and scrolls inside; the other pages scroll the window.
+    <div className={route.page === "chat" ? "app app-fixed" : "app"}>
       <a className="skip-link" href="#main">
         Skip to content
       </a>

@@ -3,7 +3,6 @@ import { describeStopReason, type RunState, type TimelineItem } from "../runs/ru
 import { useStore } from "../state/external-store.js";
 import { useRun } from "../state/runs.js";
 import { toolsStore } from "../state/tools.js";
-import { DecideAllBar } from "./approval-panel.js";
 import { Icon, Spinner } from "./icons.js";
 import { ToolCallCard, ToolCallGroup } from "./tool-call-card.js";
 
@@ -23,7 +22,6 @@ function noticeText(item: Extract<TimelineItem, { kind: "notice" }>): string {
 export function RunTimeline({ runId, messages }: { runId: string; messages?: AgentMessage[] }) {
   const run = useRun(runId, messages);
   const { byName } = useStore(toolsStore);
-  const pending = Object.values(run.calls).filter((call) => call.phase === "awaiting-approval");
   const live = run.status === "running";
   const lastText = [...run.items].reverse().find((item) => item.kind === "text");
   return (
@@ -50,9 +48,23 @@ export function RunTimeline({ runId, messages }: { runId: string; messages?: Age
             const calls = item.callIds.flatMap((id) => (run.calls[id] ? [run.calls[id]] : []));
             if (calls.length === 1 && calls[0])
               return (
-                <ToolCallCard key={item.key} call={calls[0]} runId={runId} tool={byName.get(calls[0].name)} />
+                <ToolCallCard
+                  key={item.key}
+                  call={calls[0]}
+                  runId={runId}
+                  tool={byName.get(calls[0].name)}
+                  runPaused={run.status === "paused"}
+                />
               );
-            return <ToolCallGroup key={item.key} calls={calls} runId={runId} tools={byName} />;
+            return (
+              <ToolCallGroup
+                key={item.key}
+                calls={calls}
+                runId={runId}
+                tools={byName}
+                runPaused={run.status === "paused"}
+              />
+            );
           }
           case "error":
             return (
@@ -74,7 +86,6 @@ export function RunTimeline({ runId, messages }: { runId: string; messages?: Age
             return null;
         }
       })}
-      <DecideAllBar runId={runId} callIds={pending.map((call) => call.callId)} />
       <RunFooter run={run} />
     </div>
   );

@@ -101,7 +101,7 @@ export default function SchemaForm(props: SchemaFormProps) {
   };
 
   return (
-    <div className="schema-form">
+    <div className="schema-form" role="group" aria-label={props.label}>
       <div className="segmented" role="group" aria-label="Arguments editor">
         <button
           type="button"
@@ -137,7 +137,8 @@ export default function SchemaForm(props: SchemaFormProps) {
             transformErrors={transformErrors}
             onChange={(event) => setValues((event.formData ?? {}) as JsonObject)}
             onSubmit={(event) => props.onSubmit((event.formData ?? {}) as JsonObject)}
-            aria-label={props.label}
+            // The errors are shown in the form; without a handler rjsf also logs them to the console.
+            onError={() => {}}
             uiSchema={{ "ui:submitButtonOptions": { norender: true } }}
             id={`${jsonId}-form`}
           >
@@ -151,7 +152,6 @@ export default function SchemaForm(props: SchemaFormProps) {
         </FormBoundary>
       ) : (
         <form
-          aria-label={props.label}
           onSubmit={(event) => {
             event.preventDefault();
             submitJson();

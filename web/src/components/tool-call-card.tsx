@@ -6,7 +6,7 @@ import { formatDuration, formatTime, truncate } from "../lib/format.js";
 import { mainArgument } from "../lib/main-argument.js";
 import { useNow } from "../lib/use-now.js";
 import type { CallPhase, CallState } from "../runs/run-state.js";
-import { ApprovalPanel } from "./approval-panel.js";
+import { ApprovalPanel, DecideAllBar } from "./approval-panel.js";
 import { Icon, type IconName, Spinner } from "./icons.js";
 import { JsonTree } from "./json-tree.js";
 import { ResultViewer } from "./result-viewer.js";
@@ -50,11 +50,15 @@ export const ToolCallCard = memo(function ToolCallCard(props: {
   call: CallState;
   runId: string;
   tool: ToolInfo | undefined;
+  runPaused?: boolean;
 }) {
-  const { call, runId, tool } = props;
+  const { call, runId, tool, runPaused } = props;
   const needsPerson = call.phase === "awaiting-approval";
+  // A card that asked the person stays open after the decision, so what was decided stays in view.
+  const asked = useRef(false);
+  if (needsPerson) asked.current = true;
   const [openChoice, setOpenChoice] = useState<boolean | undefined>();
-  const open = openChoice ?? (needsPerson || call.phase === "invalid");
+  const open = openChoice ?? (asked.current || call.phase === "invalid");
   const phase = PHASES[call.phase];
   const chip = mainArgument(call.arguments, tool?.inputSchema);
   const summary = call.phase === "done" || call.phase === "error" ? resultSummary(call) : undefined;
@@ -84,6 +88,7 @@ export const ToolCallCard = memo(function ToolCallCard(props: {
           ) : null}
           {needsPerson ? (
             <ApprovalPanel
+              inCard
               runId={runId}
               callId={call.callId}
               toolName={call.name}
@@ -97,6 +102,9 @@ export const ToolCallCard = memo(function ToolCallCard(props: {
             </div>
           ) : null}
           <DecisionLine call={call} />
+          {call.phase === "approved" && runPaused ? (
+            <p className="muted small">It runs once every call of this step is decided.</p>
+          ) : null}
           {call.phase === "invalid" && call.message ? (
             <div className="result result-error">
               <div className="result-error-title">
@@ -160,8 +168,9 @@ export function ToolCallGroup(props: {
   calls: CallState[];
   runId: string;
   tools: ReadonlyMap<string, ToolInfo>;
+  runPaused: boolean;
 }) {
-  const { calls, runId, tools } = props;
+  const { calls, runId, tools, runPaused } = props;
   const needsPerson = calls.some((call) => call.phase === "awaiting-approval");
   const [openChoice, setOpenChoice] = useState<boolean | undefined>();
   const open = openChoice ?? (needsPerson || calls.length <= 5);
@@ -189,12 +198,22 @@ export function ToolCallGroup(props: {
           <Icon name="chevron" className="disclosure" />
         </Collapsible.Trigger>
         <Collapsible.Content>
+          <DecideAllBar
+            runId={runId}
+            callIds={calls.filter((call) => call.phase === "awaiting-approval").map((call) => call.callId)}
+          />
           {calls.length > VIRTUAL_AFTER ? (
-            <VirtualCalls calls={calls} runId={runId} tools={tools} />
+            <VirtualCalls calls={calls} runId={runId} tools={tools} runPaused={runPaused} />
           ) : (
             <div className="tool-group-list">
               {calls.map((call) => (
-                <ToolCallCard key={call.callId} call={call} runId={runId} tool={tools.get(call.name)} />
+                <ToolCallCard
+                  key={call.callId}
+                  call={call}
+                  runId={runId}
+                  tool={tools.get(call.name)}
+                  runPaused={runPaused}
+                />
               ))}
             </div>
           )}
@@ -204,7 +223,12 @@ export function ToolCallGroup(props: {
   );
 }
 
-function VirtualCalls(props: { calls: CallState[]; runId: string; tools: ReadonlyMap<string, ToolInfo> }) {
+function VirtualCalls(props: {
+  calls: CallState[];
+  runId: string;
+  tools: ReadonlyMap<string, ToolInfo>;
+  runPaused: boolean;
+}) {
   const parent = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
     count: props.calls.length,
@@ -239,7 +263,12 @@ function VirtualCalls(props: { calls: CallState[]; runId: string; tools: Readonl
                 transform: `translateY(${item.start}px)`,
               }}
             >
-              <ToolCallCard call={call} runId={props.runId} tool={props.tools.get(call.name)} />
+              <ToolCallCard
+                call={call}
+                runId={props.runId}
+                tool={props.tools.get(call.name)}
+                runPaused={props.runPaused}
+              />
             </div>
           );
         })}

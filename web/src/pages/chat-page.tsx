@@ -110,45 +110,50 @@ export function ChatPage({ conversationId }: { conversationId: string | undefine
   );
 }
 
+/**
+ * The turns, scrolled inside the chat's column (the composer stays in view). It follows the answer as it grows,
+ * unless the person scrolled up to read.
+ */
 function Transcript({ turns }: { turns: Turn[] }) {
-  const end = useRef<HTMLDivElement>(null);
-  const list = useRef<HTMLDivElement>(null);
+  const scroller = useRef<HTMLDivElement>(null);
+  const content = useRef<HTMLDivElement>(null);
   const nearBottom = useRef(true);
-  useEffect(() => {
-    const onScroll = () => {
-      nearBottom.current = window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 160;
-    };
-    window.addEventListener("scroll", onScroll, { passive: true });
-    return () => window.removeEventListener("scroll", onScroll);
-  }, []);
-  // Follow the answer as it grows, unless the person scrolled up to read.
   useLayoutEffect(() => {
-    const element = list.current;
-    if (!element || typeof ResizeObserver === "undefined") return;
+    const box = scroller.current;
+    const inner = content.current;
+    if (!box || !inner || typeof ResizeObserver === "undefined") return;
+    const onScroll = () => {
+      nearBottom.current = box.scrollTop + box.clientHeight >= box.scrollHeight - 160;
+    };
+    box.addEventListener("scroll", onScroll, { passive: true });
     const observer = new ResizeObserver(() => {
-      if (nearBottom.current) end.current?.scrollIntoView({ block: "end" });
+      if (nearBottom.current) box.scrollTop = box.scrollHeight;
     });
-    observer.observe(element);
-    return () => observer.disconnect();
+    observer.observe(inner);
+    return () => {
+      box.removeEventListener("scroll", onScroll);
+      observer.disconnect();
+    };
   }, []);
-  if (turns.length === 0)
-    return (
-      <div className="empty-chat" ref={list}>
-        <p>
-          Ask something. Tool calls show up here as they happen, with their arguments, results and timings.
-        </p>
-        <div ref={end} />
-      </div>
-    );
   return (
-    <div className="transcript" ref={list}>
-      {turns.map((turn) => (
-        <article key={turn.runId} className="turn" aria-label={`Prompt: ${turn.prompt.slice(0, 60)}`}>
-          <div className="user-message">{turn.prompt}</div>
-          <RunTimeline runId={turn.runId} messages={turn.messages} />
-        </article>
-      ))}
-      <div ref={end} />
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: the transcript scrolls on its own: keyboard users must reach it
+    <div className="transcript-scroll" ref={scroller} tabIndex={0} role="region" aria-label="Transcript">
+      {turns.length === 0 ? (
+        <div className="empty-chat" ref={content}>
+          <p>
+            Ask something. Tool calls show up here as they happen, with their arguments, results and timings.
+          </p>
+        </div>
+      ) : (
+        <div className="transcript" ref={content}>
+          {turns.map((turn) => (
+            <article key={turn.runId} className="turn" aria-label={`Prompt: ${turn.prompt.slice(0, 60)}`}>
+              <div className="user-message">{turn.prompt}</div>
+              <RunTimeline runId={turn.runId} messages={turn.messages} />
+            </article>
+          ))}
+        </div>
+      )}
     </div>
   );
 }

@@ -3,6 +3,7 @@ import { Select } from "radix-ui";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api, errorText } from "../api/http.js";
 import type { RunStatus, RunSummary, RunView, ToolInfo } from "../api/types.js";
+import { ApprovalPanel } from "../components/approval-panel.js";
 import { Icon, Spinner } from "../components/icons.js";
 import { JsonTree } from "../components/json-tree.js";
 import { ResultViewer } from "../components/result-viewer.js";
@@ -374,7 +375,7 @@ function RunDetail({ runId }: { runId: string }) {
                   transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)`,
                 }}
               >
-                <RunRow row={row} />
+                <RunRow row={row} runId={runId} />
               </div>
             );
           })}
@@ -384,7 +385,7 @@ function RunDetail({ runId }: { runId: string }) {
   );
 }
 
-function RunRow({ row }: { row: Row }) {
+function RunRow({ row, runId }: { row: Row; runId: string }) {
   if (row.kind === "step") {
     const { step } = row;
     const took =
@@ -426,13 +427,14 @@ function RunRow({ row }: { row: Row }) {
         )}
       </div>
     );
-  return <CallRow call={row.call} />;
+  return <CallRow call={row.call} runId={runId} />;
 }
 
-function CallRow({ call }: { call: CallState }) {
+function CallRow({ call, runId }: { call: CallState; runId: string }) {
   const decision = call.decision;
+  const { byName } = useStore(toolsStore);
   return (
-    <details className="call-row">
+    <details className="call-row" open={call.phase === "awaiting-approval" ? true : undefined}>
       <summary>
         <span className="tool-name">{call.name}</span>{" "}
         <code className="chip">{truncate(JSON.stringify(call.arguments ?? {}), 60)}</code>{" "}
@@ -461,6 +463,15 @@ function CallRow({ call }: { call: CallState }) {
             <div className="result-label">The model asked for</div>
             <JsonTree value={decision.originalArguments} label="Original arguments" />
           </>
+        ) : null}
+        {call.phase === "awaiting-approval" ? (
+          <ApprovalPanel
+            runId={runId}
+            callId={call.callId}
+            toolName={call.name}
+            args={call.arguments ?? {}}
+            tool={byName.get(call.name)}
+          />
         ) : null}
         {call.message ? <p className="form-errors">{call.message}</p> : null}
         {call.result ? <ResultViewer result={call.result} toolName={call.name} /> : null}
