@@ -56,14 +56,24 @@ function flush(entry: Entry): void {
   entry.store.set(state);
 }
 
+/** Streamed pieces (text, reasoning, arguments): many per second, shown together once per frame. */
+const DELTAS = new Set(["text-delta", "reasoning-delta", "call-args-delta"]);
+
 function enqueue(entry: Entry, event: SequencedEvent): void {
   entry.log.push(event);
   entry.queue.push(event);
   const type = event.event.type;
   if (type === "run-paused" || type === "run-finished") scheduleReconcile(entry.store.get().runId, 50);
+  // Every other event changes a state the page shows (a call starts running, waits, ends): shown as it comes, so
+  // each state is drawn, however short.
+  // (A backlog — the run's log up to now, on opening it — is drawn once per frame whatever it holds.)
+  if (!DELTAS.has(type) && entry.store.get().loaded) {
+    flush(entry);
+    return;
+  }
   if (entry.flushing) return;
   entry.flushing = true;
-  // The first event after a quiet spell is shown at once (the first token); a burst is shown once per frame.
+  // The first piece after a quiet spell is shown at once (the first token); a burst is shown once per frame.
   const wait = FRAME_MS - (performance.now() - entry.lastFlush);
   if (wait <= 0) queueMicrotask(() => flush(entry));
   else setTimeout(() => flush(entry), wait);
