@@ -2,6 +2,8 @@ import { useCallback, useEffect, useState } from "react";
 import { api, errorText } from "../api/http.js";
 import type { McpServerStatus } from "../api/types.js";
 import { Icon, Spinner } from "../components/icons.js";
+import { Link } from "../lib/router.js";
+import { socket } from "../state/connection.js";
 
 const STATE_TONE: Record<string, string> = {
   ready: "ok",
@@ -11,8 +13,9 @@ const STATE_TONE: Record<string, string> = {
   stopped: "neutral",
 };
 
-/** How often the page reads the servers' states (a crash shows within this). */
-const POLL_MS = 1000;
+/** How often the page reads the servers' states: often while one is on its way somewhere, else now and then. */
+const BUSY_POLL_MS = 400;
+const IDLE_POLL_MS = 1500;
 
 export function ServersPage() {
   const [servers, setServers] = useState<McpServerStatus[] | undefined>();
@@ -25,12 +28,22 @@ export function ServersPage() {
       setError(errorText(failure));
     }
   }, []);
+  const busy = servers?.some((server) => server.state !== "ready" && server.state !== "stopped") ?? true;
   useEffect(() => {
     document.title = "MCP servers · toolbridge";
+  }, []);
+  useEffect(() => {
     void refresh();
-    const timer = setInterval(() => void refresh(), POLL_MS);
-    return () => clearInterval(timer);
-  }, [refresh]);
+    const timer = setInterval(() => void refresh(), busy ? BUSY_POLL_MS : IDLE_POLL_MS);
+    // A server that stops or comes back changes the tool list: read its state then, not at the next tick.
+    const stop = socket.onPush((push) => {
+      if (push.type === "tools/list_changed") void refresh();
+    });
+    return () => {
+      clearInterval(timer);
+      stop();
+    };
+  }, [refresh, busy]);
   return (
     <div className="page servers-page">
       <div className="page-head">
@@ -138,9 +151,12 @@ function ServerCard({ server, onChanged }: { server: McpServerStatus; onChanged:
         </details>
       ) : null}
       {server.tools.length > 0 ? (
-        <details>
-          <summary>Its tools</summary>
-          <p className="small">{server.tools.join(", ")}</p>
+        <details className="stderr">
+          <summary>Its {server.tools.length} tools</summary>
+          <p className="small">
+            {server.tools.join(", ")} ·{" "}
+            <Link to={`/tools?q=${encodeURIComponent(`${server.name}.`)}`}>on the Tools page</Link>
+          </p>
         </details>
       ) : null}
     </article>

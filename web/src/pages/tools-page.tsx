@@ -7,6 +7,7 @@ import { JsonTree } from "../components/json-tree.js";
 import { ResultViewer } from "../components/result-viewer.js";
 import { AnnotationBadges, sourceLabel } from "../components/tool-meta.js";
 import { formatDuration } from "../lib/format.js";
+import { queryParam, usePath } from "../lib/router.js";
 import { useStore } from "../state/external-store.js";
 import { loadTools, replaceTool, toolsStore } from "../state/tools.js";
 
@@ -35,7 +36,8 @@ function policyOrigin(tool: ToolInfo): string {
 
 export function ToolsPage() {
   const { tools, loaded, error } = useStore(toolsStore);
-  const [query, setQuery] = useState("");
+  const path = usePath();
+  const [query, setQuery] = useState(() => queryParam(path, "q") ?? "");
   const searchId = useId();
   useEffect(() => {
     document.title = "Tools · toolbridge";
