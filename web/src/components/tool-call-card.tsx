@@ -28,7 +28,9 @@ const PHASES: Record<CallPhase, { label: string; icon: IconName | "spinner"; ton
 
 function resultSummary(call: CallState): string | undefined {
   const first = call.result?.content?.find((block) => block.type === "text") as { text?: string } | undefined;
-  const text = typeof first?.text === "string" ? first.text.replace(/\s+/g, " ").trim() : undefined;
+  // Only its start is looked at: a result may be megabytes.
+  const text =
+    typeof first?.text === "string" ? first.text.slice(0, 200).replace(/\s+/g, " ").trim() : undefined;
   return text ? truncate(text, 80) : undefined;
 }
 

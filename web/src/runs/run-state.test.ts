@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { RunEvent, RunView } from "../api/types.js";
 import {
   applyEvent,
+  applyEvents,
   describeStopReason,
   emptyRunState,
   type RunState,
@@ -207,6 +208,23 @@ describe("run state from the event log", () => {
       ["model-loading", 0.6],
       ["model-loaded", undefined],
     ]);
+  });
+
+  it("applies a batch as one change and never alters a state it handed out", () => {
+    const event = (seq: number, callId: string): { seq: number; event: RunEvent } => ({
+      seq,
+      event: { runId: RUN, at: seq, type: "call-started", step: 1, callId, name: "echo" },
+    });
+    const first = applyEvents(emptyRunState(RUN), [event(1, "a"), event(2, "b")]);
+    const snapshot = JSON.stringify(first);
+    const second = applyEvents(first, [
+      event(3, "c"),
+      { seq: 4, event: { runId: RUN, at: 4, type: "text-delta", step: 1, text: "x" } },
+    ]);
+    expect(JSON.stringify(first)).toBe(snapshot);
+    expect(Object.keys(second.calls)).toEqual(["a", "b", "c"]);
+    expect(second.items.map((item) => item.kind)).toEqual(["calls", "text"]);
+    expect(second.calls.a).toBe(first.calls.a);
   });
 
   it("ignores an event it already has (a resubscription from an older seq)", () => {

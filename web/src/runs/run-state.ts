@@ -159,31 +159,44 @@ export function phaseOfResult(outcome: string | undefined, result: CallToolResul
   return "done";
 }
 
+/**
+ * Containers (the calls map, the items and steps arrays) created during the current `applyEvents` batch: only these
+ * may be changed in place. A batch of a thousand events (a run's log, opened) then copies each container once, not
+ * once per event; a state handed out is never changed afterwards (the next batch starts with a fresh set).
+ */
+let owned = new WeakSet<object>();
+
+function own<T extends object>(container: T, copy: (value: T) => T): T {
+  if (owned.has(container)) return container;
+  const mine = copy(container);
+  owned.add(mine);
+  return mine;
+}
+
 function withCall(
   state: RunState,
   callId: string,
   update: (call: CallState) => CallState,
   create?: () => CallState,
-) {
-  const current = state.calls[callId] ?? create?.();
+): RunState {
+  const existing = state.calls[callId];
+  const current = existing ?? create?.();
   if (!current) return state;
-  let next = state;
-  if (!state.calls[callId]) next = placeCall(state, current);
-  return { ...next, calls: { ...next.calls, [callId]: update(current) } };
+  const next = existing ? state : placeCall(state, current);
+  const calls = own(next.calls, (c) => ({ ...c }));
+  calls[callId] = update(current);
+  return next.calls === calls ? next : { ...next, calls };
 }
 
 /** Put a new call into the timeline: into the group just before it, or a new group. */
 function placeCall(state: RunState, call: CallState): RunState {
-  const items = state.items;
+  const items = own(state.items, (i) => i.slice());
   const last = items[items.length - 1];
-  const nextItems =
-    last?.kind === "calls"
-      ? [...items.slice(0, -1), { ...last, callIds: [...last.callIds, call.callId] }]
-      : [
-          ...items,
-          { kind: "calls" as const, key: `calls-${call.callId}`, step: call.step, callIds: [call.callId] },
-        ];
-  return { ...state, items: nextItems, calls: { ...state.calls, [call.callId]: call } };
+  if (last?.kind === "calls") items[items.length - 1] = { ...last, callIds: [...last.callIds, call.callId] };
+  else items.push({ kind: "calls", key: `calls-${call.callId}`, step: call.step, callIds: [call.callId] });
+  const calls = own(state.calls, (c) => ({ ...c }));
+  calls[call.callId] = call;
+  return { ...state, items, calls };
 }
 
 function appendText(
@@ -193,15 +206,16 @@ function appendText(
   text: string,
   seq: number,
 ): RunState {
-  const items = state.items;
+  const items = own(state.items, (i) => i.slice());
   const last = items[items.length - 1];
   if (last?.kind === kind && last.step === step)
-    return { ...state, items: [...items.slice(0, -1), { ...last, text: last.text + text }] };
-  return { ...state, items: [...items, { kind, key: `${kind}-${seq}`, step, text }] };
+    items[items.length - 1] = { ...last, text: last.text + text };
+  else items.push({ kind, key: `${kind}-${seq}`, step, text });
+  return state.items === items ? state : { ...state, items };
 }
 
 function withStep(state: RunState, step: number, update: (info: StepInfo) => StepInfo): RunState {
-  const steps = state.steps.slice();
+  const steps = own(state.steps, (s) => s.slice());
   const index = steps.findIndex((s) => s.step === step);
   const current = steps[index] ?? {
     step,
@@ -214,13 +228,26 @@ function withStep(state: RunState, step: number, update: (info: StepInfo) => Ste
   };
   if (index === -1) steps.push(update(current));
   else steps[index] = update(current);
-  return { ...state, steps };
+  return state.steps === steps ? state : { ...state, steps };
 }
 
 /** One event of the run's log. Events at or before `lastSeq` are ignored (a resubscription may repeat none). */
 export function applyEvent(state: RunState, seq: number, event: RunEvent): RunState {
-  if (seq <= state.lastSeq) return state;
-  const next = reduce({ ...state, lastSeq: seq }, seq, event);
+  return applyEvents(state, [{ seq, event }]);
+}
+
+/** Several events in order, as one change (what the page draws in one frame). */
+export function applyEvents(
+  state: RunState,
+  events: ReadonlyArray<{ seq: number; event: RunEvent }>,
+): RunState {
+  owned = new WeakSet();
+  let next = state;
+  for (const { seq, event } of events) {
+    if (seq <= next.lastSeq) continue;
+    next = reduce({ ...next, lastSeq: seq }, seq, event);
+  }
+  owned = new WeakSet();
   return next;
 }
 
@@ -443,6 +470,15 @@ function phaseOfView(view: CallView, runStatus: RunStatus): CallPhase {
  * give their text. Phases already final from events stay as they are.
  */
 export function reconcileWithView(state: RunState, view: RunView, messages: AgentMessage[] = []): RunState {
+  owned = new WeakSet();
+  try {
+    return reconcile(state, view, messages);
+  } finally {
+    owned = new WeakSet();
+  }
+}
+
+function reconcile(state: RunState, view: RunView, messages: AgentMessage[]): RunState {
   let next: RunState = {
     ...state,
     status: view.status,

@@ -1,7 +1,7 @@
 import { useEffect } from "react";
 import { api } from "../api/http.js";
 import type { AgentMessage, Decision, RunView, SequencedEvent } from "../api/types.js";
-import { applyEvent, emptyRunState, type RunState, reconcileWithView } from "../runs/run-state.js";
+import { applyEvents, emptyRunState, type RunState, reconcileWithView } from "../runs/run-state.js";
 import { socket } from "./connection.js";
 import { Store, useStore } from "./external-store.js";
 import { pendingStore, refreshPending } from "./pending.js";
@@ -51,9 +51,7 @@ function flush(entry: Entry): void {
   entry.lastFlush = performance.now();
   const queued = entry.queue.splice(0);
   if (queued.length === 0) return;
-  let state = entry.store.get();
-  for (const { seq, event } of queued) state = applyEvent(state, seq, event);
-  entry.store.set(state);
+  entry.store.set(applyEvents(entry.store.get(), queued));
 }
 
 /** Streamed pieces (text, reasoning, arguments): many per second, shown together once per frame. */
