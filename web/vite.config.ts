@@ -58,8 +58,19 @@ export default defineConfig({
     reportCompressedSize: false,
   },
   server: {
-    // `npm run dev:web` next to `toolbridge serve --cors-origin http://localhost:5173`.
+    // `npm run dev:web` next to `toolbridge serve --allowed-origin http://localhost:5173`: the dev server forwards the
+    // APIs to serve (TOOLBRIDGE_URL, default http://127.0.0.1:8080), so the page talks to one origin as in production.
     port: 5173,
     strictPort: true,
+    proxy: Object.fromEntries(
+      ["/api", "/v1", "/mcp", "/healthz", "/ws"].map((prefix) => [
+        prefix,
+        {
+          target: process.env.TOOLBRIDGE_URL ?? "http://127.0.0.1:8080",
+          changeOrigin: true,
+          ws: prefix === "/ws",
+        },
+      ]),
+    ),
   },
 });
