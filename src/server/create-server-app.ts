@@ -135,7 +135,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
       bearerTokenAuth(options.token, {
         skipPaths,
         attempts,
-        ...(webUi ? { isPublic: isWebUiRequest } : {}),
+        ...(webUi ? { isPublic: webUi.isPublic } : {}),
       }),
     );
   app.use("*", bodySizeLimit(maxBodyBytes));
@@ -237,7 +237,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
 
   // Last: the web UI answers what no route above took (an unknown API path still gets the JSON 404).
   if (webUi)
-    app.on(["GET", "HEAD"], "*", (c) => (isWebUiRequest(c.req.method, c.req.path) ? webUi(c) : c.notFound()));
+    app.on(["GET", "HEAD"], "*", (c) => (isWebUiRequest(c.req.method, c.req.path) ? webUi.handle(c) : c.notFound()));
 
   return {
     app,

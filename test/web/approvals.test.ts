@@ -327,6 +327,26 @@ describe.skipIf(!available)("web UI in Chromium: approvals, tools, runs", { time
       },
     ]);
 
+    // Another tab's switch shows here without a reload (the server pushes tools/list_changed).
+    await page.getByRole("searchbox").fill("legacy_lookup");
+    const other = await context.newPage();
+    await other.goto(`${serve.url}/tools?q=legacy_lookup`);
+    await other.getByRole("switch", { name: "legacy_lookup enabled" }).click();
+    await until(
+      "the other tab's change",
+      async () =>
+        (await page.getByRole("switch", { name: "legacy_lookup enabled" }).getAttribute("aria-checked")) ===
+        "false",
+    );
+    await page.getByRole("switch", { name: "legacy_lookup enabled" }).click();
+    await until(
+      "and back, in the other tab",
+      async () =>
+        (await other.getByRole("switch", { name: "legacy_lookup enabled" }).getAttribute("aria-checked")) ===
+        "true",
+    );
+    await other.close();
+
     // Off: gone from /mcp and from the next run's tools (the model's call is refused as unknown).
     await page.getByRole("searchbox").fill("write_note");
     await page.getByRole("switch", { name: "write_note enabled" }).click();
@@ -360,6 +380,31 @@ describe.skipIf(!available)("web UI in Chromium: approvals, tools, runs", { time
         (await page.getByRole("switch", { name: "write_note enabled" }).getAttribute("aria-checked")) ===
         "true",
     );
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("works with the keyboard alone: Tab reaches the message box, Enter sends, Tab reaches each Approve, Enter decides", async () => {
+    writeFileSync(toolLog, "");
+    const { context, page, errors } = await openPage(browser, `${serve.url}/`);
+    await page.getByRole("textbox", { name: "Message" }).waitFor();
+    await tabTo(page, "Message");
+    await page.keyboard.type("only the keyboard");
+    await page.keyboard.press("Enter");
+    await phaseOf(card(page, "alpha.txt"), "awaiting-approval");
+    await phaseOf(card(page, "beta.txt"), "awaiting-approval");
+    await tabTo(page, "Approve");
+    await page.keyboard.press("Enter");
+    await phaseOf(card(page, "alpha.txt"), "approved");
+    await tabTo(page, "Approve");
+    await page.keyboard.press("Enter");
+    await phaseOf(card(page, "beta.txt"), "done");
+    expect(ran()).toHaveLength(2);
+    await tabTo(page, "0 pending approvals");
+    await page.keyboard.press("Enter");
+    await page.getByRole("dialog", { name: "Pending approvals" }).waitFor();
+    await page.keyboard.press("Escape");
+    await until("closed", async () => (await page.getByRole("dialog").count()) === 0);
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -427,3 +472,17 @@ describe.skipIf(!available)("web UI in Chromium: approvals, tools, runs", { time
     );
   });
 });
+
+/** Press Tab until the focused element's accessible name is `name` (its aria-label, label or text). */
+async function tabTo(page: Page, name: string): Promise<void> {
+  for (let i = 0; i < 120; i++) {
+    await page.keyboard.press("Tab");
+    const focused = (await page.evaluate(`(() => {
+      const el = document.activeElement;
+      if (!el) return "";
+      return (el.getAttribute("aria-label") || (el.labels && el.labels[0] ? el.labels[0].textContent : "") || el.textContent || "").trim();
+    })()`)) as string;
+    if (focused === name) return;
+  }
+  throw new Error(`Tab never reached "${name}"`);
+}

@@ -75,11 +75,20 @@ describe("the web UI at /", () => {
     expect(isWebUiRequest("GET", "/apix")).toBe(true);
   });
 
-  it("with a token: the page loads without credentials (it signs in), the APIs still need them", async () => {
+  it("with a token: the page loads without credentials (it signs in), the APIs and anything else still need them", async () => {
     const server = app({ token: "s3cret" });
-    expect((await get(server, "/")).status).toBe(200);
-    expect((await get(server, "/assets/app-1a2b.js")).status).toBe(200);
-    expect((await get(server, "/api/tools")).status).toBe(401);
+    for (const pathname of [
+      "/",
+      "/tools",
+      "/runs/run_1",
+      "/chat/conv_1",
+      "/assets/app-1a2b.js",
+      "/index.html",
+    ])
+      expect((await get(server, pathname)).status, pathname).toBe(200);
+    for (const pathname of ["/api/tools", "/metrics", "/tools/secret", "/assets/missing.js"])
+      expect((await get(server, pathname)).status, pathname).toBe(401);
+    expect((await get(server, "/metrics", { authorization: "Bearer s3cret" })).status).toBe(200);
     const post = await server.request("http://127.0.0.1:8080/", {
       method: "POST",
       headers: { host: "127.0.0.1:8080" },

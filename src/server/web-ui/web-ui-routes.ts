@@ -4,15 +4,14 @@ import { findWebUiDir, loadWebUiFiles, type WebUiFile } from "./web-ui-files.js"
 /** Paths that belong to the APIs: never answered with the web UI (an unknown one stays a JSON 404). */
 const API_PREFIXES = ["/api", "/v1", "/mcp", "/ws", "/healthz"];
 
-/**
- * Whether a request is for the web UI's public files: a GET or HEAD outside the API paths. The page, its scripts and
- * styles hold no secret and must load before a person signs in, so these skip the token check (the APIs they call do
- * not); the Host/Origin guard still runs first.
- */
+/** Whether a request is the web UI's to answer: a GET or HEAD outside the API paths. */
 export function isWebUiRequest(method: string, pathname: string): boolean {
   if (method !== "GET" && method !== "HEAD") return false;
   return !API_PREFIXES.some((prefix) => pathname === prefix || pathname.startsWith(`${prefix}/`));
 }
+
+/** The UI's own pages (its router's paths): a reload or a shared link of one gets the page. */
+const UI_PAGES = /^\/(?:(?:chat|runs)(?:\/[^/]*)?|tools|servers)?\/?$/;
 
 /**
  * The page's Content-Security-Policy: scripts, styles, fonts and connections only from this server (so the UI works
@@ -54,7 +53,7 @@ export function createWebUiHandler(options: { dir?: string | undefined } = {}) {
   const dir = options.dir ?? findWebUiDir();
   const files = dir ? loadWebUiFiles(dir) : new Map<string, WebUiFile>();
   const index = files.get("/index.html");
-  return (c: Context): Response => {
+  const handle = (c: Context): Response => {
     const pathname = c.req.path;
     const hasExtension = /\.[A-Za-z0-9]+$/.test(pathname.slice(pathname.lastIndexOf("/")));
     const file = files.get(pathname) ?? (hasExtension ? undefined : index);
@@ -85,6 +84,14 @@ export function createWebUiHandler(options: { dir?: string | undefined } = {}) {
       headers: { ...headers, ...encoded, "content-length": String(body.length) },
     });
   };
+  /**
+   * What loads without credentials: the page, its files and its own routes. They hold no secret and must load before
+   * a person signs in (the APIs they call still need the token); any other path — a route added later outside the
+   * API prefixes included — keeps the token check. The Host/Origin guard runs before this in every case.
+   */
+  const isPublic = (method: string, pathname: string): boolean =>
+    isWebUiRequest(method, pathname) && (files.has(pathname) || UI_PAGES.test(pathname));
+  return { handle, isPublic };
 }
 
 function pageHeaders(contentType: string): Record<string, string> {
