@@ -237,7 +237,9 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
 
   // Last: the web UI answers what no route above took (an unknown API path still gets the JSON 404).
   if (webUi)
-    app.on(["GET", "HEAD"], "*", (c) => (isWebUiRequest(c.req.method, c.req.path) ? webUi.handle(c) : c.notFound()));
+    app.on(["GET", "HEAD"], "*", (c) =>
+      isWebUiRequest(c.req.method, c.req.path) ? webUi.handle(c) : c.notFound(),
+    );
 
   return {
     app,

@@ -35,6 +35,15 @@ export const WEB_UI_CSP = [
   "frame-ancestors 'none'",
 ].join("; ");
 
+const NO_FILES = new Map<string, WebUiFile>();
+const loaded = new Map<string, Map<string, WebUiFile>>();
+
+function loadedFiles(dir: string): Map<string, WebUiFile> {
+  let files = loaded.get(dir);
+  if (!files) loaded.set(dir, (files = loadWebUiFiles(dir)));
+  return files;
+}
+
 const NOT_BUILT_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>toolbridge</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"></head>
@@ -51,9 +60,11 @@ const NOT_BUILT_PAGE = `<!doctype html>
  */
 export function createWebUiHandler(options: { dir?: string | undefined } = {}) {
   const dir = options.dir ?? findWebUiDir();
-  const files = dir ? loadWebUiFiles(dir) : new Map<string, WebUiFile>();
-  const index = files.get("/index.html");
+  // Read at the first request, once per folder for the process: servers that never serve a page never read it.
+  const filesOf = () => (dir ? loadedFiles(dir) : NO_FILES);
   const handle = (c: Context): Response => {
+    const files = filesOf();
+    const index = files.get("/index.html");
     const pathname = c.req.path;
     const hasExtension = /\.[A-Za-z0-9]+$/.test(pathname.slice(pathname.lastIndexOf("/")));
     const file = files.get(pathname) ?? (hasExtension ? undefined : index);
@@ -90,7 +101,7 @@ export function createWebUiHandler(options: { dir?: string | undefined } = {}) {
    * API prefixes included — keeps the token check. The Host/Origin guard runs before this in every case.
    */
   const isPublic = (method: string, pathname: string): boolean =>
-    isWebUiRequest(method, pathname) && (files.has(pathname) || UI_PAGES.test(pathname));
+    isWebUiRequest(method, pathname) && (UI_PAGES.test(pathname) || filesOf().has(pathname));
   return { handle, isPublic };
 }
 
