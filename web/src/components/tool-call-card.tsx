@@ -235,7 +235,8 @@ function VirtualCalls(props: {
   const virtualizer = useVirtualizer({
     count: props.calls.length,
     getScrollElement: () => parent.current,
-    estimateSize: () => 46,
+    // A collapsed card with its gap; measured once drawn (a card opened, or wrapped on a narrow screen, is taller).
+    estimateSize: () => 52,
     overscan: 8,
     getItemKey: (index) => props.calls[index]?.callId ?? index,
   });
