@@ -34,9 +34,10 @@ export async function signIn(token: string): Promise<void> {
 }
 
 export async function signOut(): Promise<void> {
+  // The page's own doing: no "the server asked" message on the sign-in page.
+  session.set({ phase: "sign-in" });
   socket.stop("signed-out");
   await api("/api/session", { method: "DELETE" }).catch(() => {});
-  session.set({ phase: "sign-in" });
 }
 
 function sessionEnded(message: string): void {
