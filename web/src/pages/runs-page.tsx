@@ -120,10 +120,16 @@ function RunList() {
               <tr>
                 <th scope="col">Run</th>
                 <th scope="col">Status</th>
-                <th scope="col">Model</th>
-                <th scope="col">Steps</th>
+                <th scope="col" className="wide-only">
+                  Model
+                </th>
+                <th scope="col" className="wide-only">
+                  Steps
+                </th>
                 <th scope="col">Tool calls</th>
-                <th scope="col">Tools</th>
+                <th scope="col" className="wide-only">
+                  Tools
+                </th>
                 <th scope="col">Updated</th>
               </tr>
             </thead>
@@ -142,10 +148,10 @@ function RunList() {
                         ""}
                     </span>
                   </td>
-                  <td>{run.model}</td>
-                  <td>{run.steps}</td>
+                  <td className="wide-only model-cell">{run.model}</td>
+                  <td className="wide-only">{run.steps}</td>
                   <td>{run.toolCalls}</td>
-                  <td className="small">{(run.tools ?? []).join(", ")}</td>
+                  <td className="small wide-only">{(run.tools ?? []).join(", ")}</td>
                   <td className="small">{formatAgo(run.updatedAt)}</td>
                 </tr>
               ))}
