@@ -130,7 +130,9 @@ function RunList() {
                 <th scope="col" className="wide-only">
                   Tools
                 </th>
-                <th scope="col">Updated</th>
+                <th scope="col" className="wide-only">
+                  Updated
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -152,7 +154,7 @@ function RunList() {
                   <td className="wide-only">{run.steps}</td>
                   <td>{run.toolCalls}</td>
                   <td className="small wide-only">{(run.tools ?? []).join(", ")}</td>
-                  <td className="small">{formatAgo(run.updatedAt)}</td>
+                  <td className="small wide-only">{formatAgo(run.updatedAt)}</td>
                 </tr>
               ))}
             </tbody>
