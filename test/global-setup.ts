@@ -5,21 +5,45 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 
-function newestMtime(dir: string): number {
+function newestMtime(dir: string, pattern = /\.ts$/): number {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(full));
-    else if (entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(full).mtimeMs);
+    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(full, pattern));
+    else if (pattern.test(entry.name)) newest = Math.max(newest, statSync(full).mtimeMs);
   }
   return newest;
 }
 
+/** The web UI (`dist/web`, what `serve` serves at /): rebuilt by Vite when a file of `web/` is newer. */
+function buildWebUi(): void {
+  const index = path.join(root, "dist/web/index.html");
+  if (
+    existsSync(index) &&
+    statSync(index).mtimeMs >= newestMtime(path.join(root, "web"), /\.(tsx?|css|html|svg)$/)
+  )
+    return;
+  execFileSync(
+    process.execPath,
+    [
+      path.join(root, "node_modules/vite/bin/vite.js"),
+      "build",
+      "--config",
+      "web/vite.config.ts",
+      "--logLevel",
+      "error",
+    ],
+    // Vitest sets NODE_ENV=test, which would make Vite bundle React's development build.
+    { cwd: root, stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, NODE_ENV: "production" } },
+  );
+}
+
 /**
  * CLI tests run the built bin (`node dist/cli/main.js`), exactly what users run. `npm test` builds first; this makes
- * a bare `npx vitest run test/…` work too by rebuilding when any source is newer than the build.
+ * a bare `npx vitest run test/…` work too by rebuilding when any source is newer than the build (the web UI too).
  */
 export default function setup(): void {
+  buildWebUi();
   const main = path.join(root, "dist/cli/main.js");
   if (existsSync(main) && statSync(main).mtimeMs >= newestMtime(path.join(root, "src"))) return;
   try {

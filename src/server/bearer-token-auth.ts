@@ -38,6 +38,8 @@ export function bearerTokenAuth(
   token: string,
   options: {
     skipPaths?: readonly string[];
+    /** Requests that need no credentials at all (the web UI's public files). */
+    isPublic?: (method: string, path: string) => boolean;
     /** Told of every wrong token and invalid session cookie (the sign-in failure limit). */
     attempts?: SignInAttempts | undefined;
   } = {},
@@ -45,7 +47,7 @@ export function bearerTokenAuth(
   if (token.length === 0) throw new RangeError("The bearer token must not be empty.");
   const skip = new Set(options.skipPaths ?? []);
   return async (c, next) => {
-    if (skip.has(c.req.path)) return next();
+    if (skip.has(c.req.path) || options.isPublic?.(c.req.method, c.req.path)) return next();
     // The app refuses a limited client up front; checked again right before comparing, whatever ran in between.
     const wait = options.attempts?.retryAfter(c) ?? 0;
     if (wait > 0) return tooManySignInFailures(c.req.path, wait);

@@ -14,6 +14,7 @@ import { hostOriginGuard } from "./host-origin-guard.js";
 import { isLoopbackHost } from "./is-loopback-host.js";
 import type { ModelCatalog } from "./model-catalog.js";
 import { createOpenAIRoutes } from "./openai/openai-routes.js";
+import { listPendingApprovals } from "./runs-api/pending-approvals.js";
 import type { RunService } from "./runs-api/run-service.js";
 import { createRunsRoutes, type RunsRoutesOptions } from "./runs-api/runs-routes.js";
 import { callerIdentity, tokenPrincipal } from "./security/caller-identity.js";
@@ -27,6 +28,8 @@ import {
 } from "./security/sign-in-failure-limiter.js";
 import { refuseLimitedClients, remoteAddressOf, signInAttempts } from "./security/sign-in-limit.js";
 import { createToolsApi, type ToolsApiOptions } from "./tools-api/create-tools-api.js";
+import { createWebUiHandler, isWebUiRequest } from "./web-ui/web-ui-routes.js";
+import { PendingApprovalsFeed } from "./ws/pending-approvals-feed.js";
 import { mountWsApi, type WsApiOptions } from "./ws/ws-api.js";
 
 /** Default request body limit: 4 MiB, the MCP SDK's own default. */
@@ -83,6 +86,11 @@ export interface ServerAppOptions {
     Pick<WsApiOptions, "authenticate" | "maxBufferedBytes" | "authTimeoutMs" | "maxUnauthenticatedBytes"> & {
       service: RunService;
     };
+  /**
+   * The web UI at `/` (every GET outside /api, /v1, /mcp, /ws): the files `npm run build` puts in `dist/web`, or those
+   * of `dir`. On by default; false leaves it out (those paths are then 404).
+   */
+  webUi?: { dir?: string } | false;
 }
 
 export interface ServerApp {
@@ -131,7 +139,16 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     ? signInAttempts(limit.limiter ?? new SignInFailureLimiter(limit), limit.clientAddress ?? remoteAddressOf)
     : undefined;
   if (attempts) app.use("*", refuseLimitedClients(attempts, { skipPaths: ["/healthz"] }));
-  if (options.token) app.use("*", bearerTokenAuth(options.token, { skipPaths, attempts }));
+  const webUi = options.webUi === false ? undefined : createWebUiHandler(options.webUi ?? {});
+  if (options.token)
+    app.use(
+      "*",
+      bearerTokenAuth(options.token, {
+        skipPaths,
+        attempts,
+        ...(webUi ? { isPublic: webUi.isPublic } : {}),
+      }),
+    );
   app.use("*", bodySizeLimit(maxBodyBytes));
 
   app.get("/healthz", (c) => c.json({ ok: true }));
@@ -196,6 +213,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   if (options.openai)
     app.route("/v1", createOpenAIRoutes({ ...options.openai, redactor: options.executor.redactor }));
   let ws: ReturnType<typeof mountWsApi> | undefined;
+  let pendingApprovals: PendingApprovalsFeed | undefined;
   if (options.runs) {
     const {
       service,
@@ -206,6 +224,13 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
       ...routeOptions
     } = options.runs;
     app.route("/api", createRunsRoutes(service, routeOptions));
+    // A run of this server whose calls were decided elsewhere (`runs approve`, another serve) goes on here.
+    pendingApprovals = new PendingApprovalsFeed({
+      read: routeOptions.pendingApprovals ?? (() => listPendingApprovals(service.store)),
+      onSettled: (runIds) => {
+        for (const runId of runIds) void service.resumeIfDecided(runId).catch(() => {});
+      },
+    });
     ws = mountWsApi(app, {
       registry: options.registry,
       executor: options.executor,
@@ -233,8 +258,15 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
       callerOf,
       // Every message is a request body: the same limit as HTTP's.
       maxMessageBytes: maxBodyBytes,
+      pendingApprovals,
     });
   }
+
+  // Last: the web UI answers what no route above took (an unknown API path still gets the JSON 404).
+  if (webUi)
+    app.on(["GET", "HEAD"], "*", (c) =>
+      isWebUiRequest(c.req.method, c.req.path) ? webUi.handle(c) : c.notFound(),
+    );
 
   return {
     app,
@@ -242,6 +274,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     ...(ws ? { injectWebSocket: ws.injectWebSocket } : {}),
     async close() {
       unsubscribe?.();
+      pendingApprovals?.close();
       await ws?.close();
       await mcp?.close();
     },

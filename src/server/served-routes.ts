@@ -13,6 +13,7 @@ export interface ServedRoute {
  * entry here, so the start banner and `--help` never disagree with what is served.
  */
 export const SERVED_ROUTES: readonly ServedRoute[] = [
+  { path: "/", label: "Web UI (chat, approvals, tools, MCP servers, runs)" },
   { path: "/api", label: "REST API (runs, approvals, conversations, tools, MCP servers)" },
   { path: "/api/runs/{id}/events", label: "a run's events (Server-Sent Events)" },
   { path: "/ws", scheme: "ws", label: "WebSocket API (runs, approvals, tools, live events)" },

@@ -3,11 +3,13 @@ import type { Command } from "commander";
 import { mcpApprovalsFromConfig } from "../../mcp/mcp-approvals.js";
 import { describeMcpServerStatus, stderrMountLogger } from "../../mcp/mcp-cli-support.js";
 import type { ModelCatalog } from "../../server/model-catalog.js";
+import { listPendingApprovals } from "../../server/runs-api/pending-approvals.js";
 import { RunService } from "../../server/runs-api/run-service.js";
 import { describeServedRoutes } from "../../server/served-routes.js";
 import { ServerConfigError, startServer } from "../../server/start-server.js";
 import { McpApprovalLedger } from "../../store/mcp-approval-ledger.js";
 import { SqliteConversationEraser } from "../../store/sqlite-conversation-eraser.js";
+import { SqliteConversationTitles } from "../../store/sqlite-conversation-titles.js";
 import { SqliteRunEventLog } from "../../store/sqlite-run-event-log.js";
 import type { SqliteStore } from "../../store/sqlite-store.js";
 import type { ApprovalPolicyConfig } from "../../tools/approval-policy.js";
@@ -139,8 +141,19 @@ export function registerServeCommand(program: Command): void {
           runs = models
             ? createServeRuns(runtime, models, settings.approval, () => (store ??= openStore(options.db)))
             : undefined;
+          const dbFile = resolveDbPath(options.db);
+          const service = runs;
           const server = await startServer({
-            ...(runs ? { runs: { service: runs } } : {}),
+            ...(service
+              ? {
+                  runs: {
+                    service,
+                    // The pending calls of every run on the database (also `toolbridge run`'s); none before it exists.
+                    pendingApprovals: async () =>
+                      existsSync(dbFile) ? listPendingApprovals(service.store) : [],
+                  },
+                }
+              : {}),
             mcp: { approvals },
             ...(models ? { openai: { models } } : {}),
             toolsApi: { settings, mcpServers: runtime.mcpServers, builtinTools },
@@ -196,14 +209,27 @@ function createServeRuns(
   approval: ApprovalPolicyConfig,
   openDb: () => SqliteStore,
 ): RunService {
-  let parts: { store: SqliteStore; events: SqliteRunEventLog; eraser: SqliteConversationEraser } | undefined;
+  let parts:
+    | {
+        store: SqliteStore;
+        events: SqliteRunEventLog;
+        conversations: NonNullable<ConstructorParameters<typeof RunService>[0]["conversations"]>;
+      }
+    | undefined;
   const open = () => {
     if (!parts) {
       const store = openDb();
+      const eraser = new SqliteConversationEraser(store.db);
+      const titles = new SqliteConversationTitles(store.db);
       parts = {
         store,
         events: new SqliteRunEventLog(store.db),
-        eraser: new SqliteConversationEraser(store.db),
+        conversations: {
+          erase: (id) => eraser.erase(id),
+          unfinishedRuns: (id) => eraser.unfinishedRuns(id),
+          titles: (ids) => titles.titles(ids),
+          rename: (id, title) => titles.rename(id, title),
+        },
       };
     }
     return parts;
@@ -213,7 +239,7 @@ function createServeRuns(
     approval,
     store: lazily(() => open().store),
     events: lazily(() => open().events),
-    conversations: lazily(() => open().eraser),
+    conversations: lazily(() => open().conversations),
     executor: runtime.executor,
   });
   return service;

@@ -67,8 +67,14 @@ export interface RunServiceOptions {
     AgentOptions,
     "model" | "tools" | "store" | "approval" | "onEvent" | "toolChoice" | "redact" | "maxObservationChars"
   >;
-  /** Deletes a conversation's records (SqliteConversationEraser); without it, DELETE of a conversation is refused. */
-  conversations?: ConversationEraser;
+  /**
+   * Deletes a conversation's records (SqliteConversationEraser); without it, DELETE of a conversation is refused.
+   * With `titles` and `rename` (SqliteConversationTitles), listings carry titles and conversations can be renamed.
+   */
+  conversations?: ConversationEraser & {
+    titles?(conversationIds: readonly string[]): Promise<Map<string, string | null>>;
+    rename?(conversationId: string, title: string): Promise<boolean>;
+  };
   /**
    * How often a subscriber of a run this process does not drive reads the log (another process on the same database
    * may drive it). Default 500 ms; 0 turns it off.
@@ -365,18 +371,42 @@ export class RunService {
     }
   }
 
-  listRuns(options: { status?: RunStatus; limit?: number; cursor?: string } = {}) {
+  listRuns(options: { status?: RunStatus; tool?: string; limit?: number; cursor?: string } = {}) {
     return listRuns(this.store, options);
   }
 
   listConversations(limit?: number): Promise<ConversationSummary[]> {
-    return listConversations(this.store, limit);
+    const conversations = this.#options.conversations;
+    return listConversations(
+      this.store,
+      limit,
+      conversations?.titles ? (ids) => conversations.titles?.(ids) ?? Promise.resolve(new Map()) : undefined,
+    );
   }
 
-  getConversation(
+  /** Give a conversation a title (what listings show). */
+  async renameConversation(
     conversationId: string,
-  ): Promise<{ conversationId: string; messages: AgentMessage[]; runs: RunSummary[] }> {
-    return getConversation(this.store, conversationId);
+    title: string,
+  ): Promise<{ conversationId: string; title: string }> {
+    this.#checkOpen();
+    const rename = this.#options.conversations?.rename;
+    if (!rename)
+      throw conflict("This server's store cannot rename conversations (only the SQLite store can).");
+    if (!(await rename.call(this.#options.conversations, conversationId, title)))
+      throw notFound(`No conversation "${conversationId}".`);
+    return { conversationId, title };
+  }
+
+  async getConversation(conversationId: string): Promise<{
+    conversationId: string;
+    title: string | null;
+    messages: AgentMessage[];
+    runs: RunSummary[];
+  }> {
+    const conversation = await getConversation(this.store, conversationId);
+    const titles = await this.#options.conversations?.titles?.([conversationId]);
+    return { ...conversation, title: titles?.get(conversationId) ?? null };
   }
 
   /**
@@ -449,6 +479,24 @@ export class RunService {
     return calls
       .filter((c) => c.state === "pending")
       .map((c) => ({ callId: c.id, name: c.name, arguments: c.arguments }));
+  }
+
+  /**
+   * Go on with a paused run of this server whose calls were all decided somewhere else (`toolbridge runs approve`,
+   * another `serve` on the same database), which does not resume it. Runs another program started (`toolbridge run`)
+   * are left to it: it knows their model and tools. True when the run is resumed here.
+   */
+  resumeIfDecided(runId: string): Promise<boolean> {
+    if (this.#closed) return Promise.resolve(false);
+    return this.#oneAtATime(runId, async () => {
+      if (this.#live.has(runId) || activeRuns.has(runId)) return false;
+      const run = await this.store.getRun(runId);
+      if (run?.status !== "paused" || (run.options as { server?: unknown }).server === undefined)
+        return false;
+      if ((await this.pending(runId)).length > 0) return false;
+      this.#resumeIfIdle(run);
+      return true;
+    });
   }
 
   /**

@@ -63,6 +63,7 @@ export function createToolsApi(options: ToolsApiOptions): Hono {
       source: toolSourceOf(definition, options),
       enabled: settings.enabled(name),
       policy: settings.effectivePolicy(definition),
+      policySource: settings.policySource(definition),
       configuredPolicy: settings.configuredPolicy(definition),
       requiresApproval: definition.requiresApproval,
       inputSchema: tool.inputSchema,

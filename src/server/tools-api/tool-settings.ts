@@ -175,6 +175,18 @@ export class ToolSettings {
     return resolveApprovalPolicy(this.approval, { name: definition.tool.name, arguments: {} }, definition);
   }
 
+  /**
+   * Where the effective policy comes from: `setting` (made through the Tools API, e.g. "always allow" in the web UI;
+   * revocable there), `config` (`mcp.approvals` in the config file), or `default` (ask for tools that require
+   * approval — destructive or open-world ones — else always).
+   */
+  policySource(definition: AnyToolDefinition): "setting" | "config" | "default" {
+    const name = definition.tool.name;
+    if (this.#settings.get(name)?.policy !== undefined) return "setting";
+    if (this.#configured[name] !== undefined) return "config";
+    return "default";
+  }
+
   /** The policy without any setting made through the API: what `policy: null` goes back to. */
   configuredPolicy(definition: AnyToolDefinition): ApprovalPolicy {
     return resolveApprovalPolicy(this.#configured, { name: definition.tool.name, arguments: {} }, definition);

@@ -15,6 +15,7 @@ import { asRunsApiError } from "../runs-api/runs-routes.js";
 import { sessionCookieOf } from "../security/session-cookie.js";
 import type { SignInAttempts } from "../security/sign-in-limit.js";
 import { type GateRefusal, gateRefusal } from "../tools-api/gate-refusal.js";
+import type { PendingApprovalsFeed } from "./pending-approvals-feed.js";
 import { watchUnauthenticatedBytes } from "./unauthenticated-byte-budget.js";
 
 export interface WsApiOptions {
@@ -48,6 +49,8 @@ export interface WsApiOptions {
    * and nothing more is read from it. Default 16 KiB.
    */
   maxUnauthenticatedBytes?: number | undefined;
+  /** Pushes `{type: "approvals/pending", calls}` to every signed-in socket: on sign-in, then whenever it changes. */
+  pendingApprovals?: PendingApprovalsFeed | undefined;
 }
 
 /** Default per-message limit: the HTTP body limit's default. */
@@ -103,6 +106,7 @@ class WsSession {
   #closed = false;
   readonly #authTimer: ReturnType<typeof setTimeout> | undefined;
   readonly #gate: CallGate;
+  #stopFeed: (() => void) | undefined;
 
   constructor(
     readonly ws: WSContext,
@@ -120,7 +124,14 @@ class WsSession {
         options.authTimeoutMs ?? 10_000,
       );
       this.#authTimer.unref?.();
-    }
+    } else this.#signedIn();
+  }
+
+  /** What every signed-in socket gets without asking: the pending approvals of all runs. */
+  #signedIn(): void {
+    this.#stopFeed = this.options.pendingApprovals?.listen((calls) =>
+      this.send({ type: "approvals/pending", calls }),
+    );
   }
 
   /** Send, unless the socket already holds too much: then close it so the client reconnects and resubscribes. */
@@ -172,6 +183,7 @@ class WsSession {
   ended(): void {
     this.#closed = true;
     if (this.#authTimer) clearTimeout(this.#authTimer);
+    this.#stopFeed?.();
     for (const unsubscribe of this.#subscriptions.values()) unsubscribe();
     this.#subscriptions.clear();
   }
@@ -328,6 +340,7 @@ class WsSession {
     }
     this.authenticated = true;
     if (this.#authTimer) clearTimeout(this.#authTimer);
+    if (!this.#stopFeed) this.#signedIn();
     return { authenticated: true };
   }
 

@@ -6,6 +6,7 @@ import { createReplayModel, type ReplayTurn } from "../../../src/models/replay-m
 import { RunService } from "../../../src/server/runs-api/run-service.js";
 import { type RunningServer, startServer } from "../../../src/server/start-server.js";
 import { SqliteConversationEraser } from "../../../src/store/sqlite-conversation-eraser.js";
+import { SqliteConversationTitles } from "../../../src/store/sqlite-conversation-titles.js";
 import { SqliteRunEventLog } from "../../../src/store/sqlite-run-event-log.js";
 import { SqliteStore } from "../../../src/store/sqlite-store.js";
 import { ToolExecutor } from "../../../src/tools/tool-executor.js";
@@ -191,6 +192,8 @@ export async function openServer(
   const events = new SqliteRunEventLog(store.db);
   const tools = options.tools ?? createTestTools();
   const executor = new ToolExecutor(tools.registry, { redact: false });
+  const eraser = new SqliteConversationEraser(store.db);
+  const titles = new SqliteConversationTitles(store.db);
   const service = new RunService({
     models: {
       names: () => ["replay", "slow"],
@@ -201,7 +204,12 @@ export async function openServer(
     store,
     events,
     executor,
-    conversations: new SqliteConversationEraser(store.db),
+    conversations: {
+      erase: (id) => eraser.erase(id),
+      unfinishedRuns: (id) => eraser.unfinishedRuns(id),
+      titles: (ids) => titles.titles(ids),
+      rename: (id, title) => titles.rename(id, title),
+    },
   });
   const recovered = await service.recover();
   const server: RunningServer = await startServer({
