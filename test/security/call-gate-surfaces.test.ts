@@ -297,8 +297,8 @@ const SURFACES: Surface[] = [
         });
         if (reply.type === "result")
           return (reply.result as { isError?: boolean }).isError ? "refused" : "ran";
-        const error = reply.error as { reason?: string; message: string };
-        if (error.reason === "approval_required") {
+        const error = reply.error as { code: string; message: string };
+        if (error.code === "approval_required") {
           expect(error.message).toContain('"confirm": true');
           return "asked";
         }

@@ -1,8 +1,8 @@
 import type { Tool } from "@modelcontextprotocol/server";
 import type { AgentMessage, AgentToolCall } from "../../core/agent-message.js";
 import type { SamplingSettings, ToolChoice } from "../../core/language-model.js";
+import { badRequest } from "../http-error.js";
 import type { TurnRequest } from "../openai/model-turn.js";
-import { invalidRequest } from "../openai/openai-api-error.js";
 import {
   functionTool,
   isObject,
@@ -18,13 +18,12 @@ export type MessagesRequest = TurnRequest;
 /** Text blocks → their text; `cache_control` and citations are accepted and ignored. Other blocks are refused. */
 function blocksText(content: unknown, at: string): string {
   if (typeof content === "string") return content;
-  if (!Array.isArray(content))
-    throw invalidRequest(`\`${at}\` must be a string or an array of text blocks.`, at);
+  if (!Array.isArray(content)) throw badRequest(`\`${at}\` must be a string or an array of text blocks.`, at);
   return content
     .map((block, i) => {
       if (isObject(block) && block.type === "text" && typeof block.text === "string") return block.text;
       const type = isObject(block) ? JSON.stringify(block.type) : "not an object";
-      throw invalidRequest(
+      throw badRequest(
         `\`${at}[${i}]\` must be {"type": "text", "text": "…"} (got type ${type}): this server's models read text only.`,
         `${at}[${i}]`,
       );
@@ -47,12 +46,12 @@ function parseSystem(raw: unknown): AgentMessage[] {
  */
 function parseMessages(raw: unknown): AgentMessage[] {
   if (!Array.isArray(raw) || raw.length === 0)
-    throw invalidRequest("`messages` must be a non-empty array of user and assistant messages.", "messages");
+    throw badRequest("`messages` must be a non-empty array of user and assistant messages.", "messages");
   const out: AgentMessage[] = [];
   let lastCalls = new Map<string, string>();
   raw.forEach((m, i) => {
     const at = `messages[${i}]`;
-    if (!isObject(m)) throw invalidRequest(`\`${at}\` must be an object with a role.`, at);
+    if (!isObject(m)) throw badRequest(`\`${at}\` must be an object with a role.`, at);
     const blocks: unknown[] =
       typeof m.content === "string"
         ? [{ type: "text", text: m.content }]
@@ -60,27 +59,24 @@ function parseMessages(raw: unknown): AgentMessage[] {
           ? m.content
           : [];
     if (typeof m.content !== "string" && !Array.isArray(m.content))
-      throw invalidRequest(
-        `\`${at}.content\` must be a string or an array of content blocks.`,
-        `${at}.content`,
-      );
+      throw badRequest(`\`${at}.content\` must be a string or an array of content blocks.`, `${at}.content`);
     if (m.role === "assistant") {
       let text = "";
       const calls: AgentToolCall[] = [];
       blocks.forEach((block, k) => {
         const bat = `${at}.content[${k}]`;
-        if (!isObject(block)) throw invalidRequest(`\`${bat}\` must be a content block.`, bat);
+        if (!isObject(block)) throw badRequest(`\`${bat}\` must be a content block.`, bat);
         if (block.type === "text" && typeof block.text === "string") text += block.text;
         else if (block.type === "tool_use") {
           if (typeof block.id !== "string" || block.id === "")
-            throw invalidRequest(`\`${bat}.id\` must be the call's id.`, `${bat}.id`);
+            throw badRequest(`\`${bat}.id\` must be the call's id.`, `${bat}.id`);
           if (typeof block.name !== "string" || block.name === "")
-            throw invalidRequest(`\`${bat}.name\` must be the called tool's name.`, `${bat}.name`);
+            throw badRequest(`\`${bat}.name\` must be the called tool's name.`, `${bat}.name`);
           if (block.input !== undefined && !isObject(block.input))
-            throw invalidRequest(`\`${bat}.input\` must be an object.`, `${bat}.input`);
+            throw badRequest(`\`${bat}.input\` must be an object.`, `${bat}.input`);
           calls.push({ id: block.id, name: block.name, arguments: isObject(block.input) ? block.input : {} });
         } else if (block.type !== "thinking" && block.type !== "redacted_thinking")
-          throw invalidRequest(
+          throw badRequest(
             `\`${bat}.type\` ${JSON.stringify(block.type)} is not supported in an assistant message: use text and tool_use blocks.`,
             `${bat}.type`,
           );
@@ -90,20 +86,20 @@ function parseMessages(raw: unknown): AgentMessage[] {
       return;
     }
     if (m.role !== "user")
-      throw invalidRequest(
+      throw badRequest(
         `\`${at}.role\` must be "user" or "assistant", got ${JSON.stringify(m.role)}.`,
         `${at}.role`,
       );
     let text = "";
     blocks.forEach((block, k) => {
       const bat = `${at}.content[${k}]`;
-      if (!isObject(block)) throw invalidRequest(`\`${bat}\` must be a content block.`, bat);
+      if (!isObject(block)) throw badRequest(`\`${bat}\` must be a content block.`, bat);
       if (block.type === "text" && typeof block.text === "string") text += block.text;
       else if (block.type === "tool_result") {
         const id = block.tool_use_id;
         const name = typeof id === "string" ? lastCalls.get(id) : undefined;
         if (typeof id !== "string" || name === undefined)
-          throw invalidRequest(
+          throw badRequest(
             `\`${bat}.tool_use_id\` ${JSON.stringify(id)}: each tool_result block must have a corresponding tool_use block in the previous message.`,
             `${bat}.tool_use_id`,
           );
@@ -118,7 +114,7 @@ function parseMessages(raw: unknown): AgentMessage[] {
           },
         });
       } else
-        throw invalidRequest(
+        throw badRequest(
           `\`${bat}.type\` ${JSON.stringify(block.type)} is not supported: user messages may hold text and tool_result blocks (this server's models read text only).`,
           `${bat}.type`,
         );
@@ -132,18 +128,18 @@ function parseMessages(raw: unknown): AgentMessage[] {
 
 function parseTools(raw: unknown): Tool[] {
   if (raw === undefined || raw === null) return [];
-  if (!Array.isArray(raw)) throw invalidRequest("`tools` must be an array of tools.", "tools");
+  if (!Array.isArray(raw)) throw badRequest("`tools` must be an array of tools.", "tools");
   const seen = new Set<string>();
   return raw.map((t, i) => {
     const at = `tools[${i}]`;
-    if (!isObject(t)) throw invalidRequest(`\`${at}\` must be a tool object.`, at);
+    if (!isObject(t)) throw badRequest(`\`${at}\` must be a tool object.`, at);
     if (t.type !== undefined && t.type !== null && t.type !== "custom")
-      throw invalidRequest(
+      throw badRequest(
         `\`${at}.type\` ${JSON.stringify(t.type)} (a server tool) is not supported: give client tools as {"name", "description"?, "input_schema"}.`,
         `${at}.type`,
       );
     if (!isObject(t.input_schema))
-      throw invalidRequest(`\`${at}.input_schema\` must be a JSON Schema object.`, `${at}.input_schema`);
+      throw badRequest(`\`${at}.input_schema\` must be a JSON Schema object.`, `${at}.input_schema`);
     return functionTool(t, at, seen, "input_schema");
   });
 }
@@ -155,7 +151,7 @@ function parseTools(raw: unknown): Tool[] {
 function parseToolChoice(raw: unknown, tools: Tool[]): { choice: ToolChoice; parallel: boolean } {
   if (raw === undefined || raw === null) return { choice: tools.length ? "auto" : "none", parallel: true };
   if (!isObject(raw))
-    throw invalidRequest('`tool_choice` must be an object such as {"type": "auto"}.', "tool_choice");
+    throw badRequest('`tool_choice` must be an object such as {"type": "auto"}.', "tool_choice");
   const parallel = !optionalBoolean(
     raw.disable_parallel_tool_use,
     "tool_choice.disable_parallel_tool_use",
@@ -168,15 +164,12 @@ function parseToolChoice(raw: unknown, tools: Tool[]): { choice: ToolChoice; par
       return { choice: "none", parallel };
     case "any":
       if (!tools.length)
-        throw invalidRequest(
-          'tool_choice {"type": "any"} needs at least one tool in `tools`.',
-          "tool_choice",
-        );
+        throw badRequest('tool_choice {"type": "any"} needs at least one tool in `tools`.', "tool_choice");
       return { choice: "required", parallel };
     case "tool":
       return { choice: { name: namedTool(raw.name, tools, "tool_choice.name") }, parallel };
     default:
-      throw invalidRequest('`tool_choice.type` must be "auto", "any", "tool" or "none".', "tool_choice.type");
+      throw badRequest('`tool_choice.type` must be "auto", "any", "tool" or "none".', "tool_choice.type");
   }
 }
 
@@ -190,13 +183,13 @@ function parseSampling(body: Json): SamplingSettings | undefined {
     const value = body[param];
     if (value === undefined || value === null) continue;
     if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || value > 1)
-      throw invalidRequest(`\`${param}\` must be a number from 0 to 1, got ${JSON.stringify(value)}.`, param);
+      throw badRequest(`\`${param}\` must be a number from 0 to 1, got ${JSON.stringify(value)}.`, param);
     settings[key] = value;
   }
   const stops = body.stop_sequences;
   if (stops !== undefined && stops !== null) {
     if (!Array.isArray(stops) || stops.some((s) => typeof s !== "string"))
-      throw invalidRequest("`stop_sequences` must be an array of strings.", "stop_sequences");
+      throw badRequest("`stop_sequences` must be an array of strings.", "stop_sequences");
     const kept = (stops as string[]).filter((s) => s !== "");
     if (kept.length) settings.stop = kept;
   }
@@ -208,12 +201,12 @@ function parseSampling(body: Json): SamplingSettings | undefined {
  * requires it); `thinking`, `metadata`, `service_tier` and `cache_control` are accepted and ignored.
  */
 export function parseMessagesRequest(body: unknown): MessagesRequest {
-  if (body === undefined) throw invalidRequest("The request body is not valid JSON.");
-  if (!isObject(body)) throw invalidRequest("The request body must be a JSON object.");
+  if (body === undefined) throw badRequest("The request body is not valid JSON.");
+  if (!isObject(body)) throw badRequest("The request body must be a JSON object.");
   if (typeof body.model !== "string" || body.model === "")
-    throw invalidRequest("`model` is required: one of the names GET /v1/models lists.", "model");
+    throw badRequest("`model` is required: one of the names GET /v1/models lists.", "model");
   const maxTokens = positiveInteger(body.max_tokens, "max_tokens");
-  if (maxTokens === undefined) throw invalidRequest("`max_tokens` is required.", "max_tokens");
+  if (maxTokens === undefined) throw badRequest("`max_tokens` is required.", "max_tokens");
   const sampling = parseSampling(body);
   const messages = [...parseSystem(body.system), ...parseMessages(body.messages)];
   const tools = parseTools(body.tools);

@@ -2,8 +2,8 @@ import type { Tool } from "@modelcontextprotocol/server";
 import type { AgentMessage, AgentToolCall } from "../../core/agent-message.js";
 import type { ToolChoice } from "../../core/language-model.js";
 import { decodeCallArguments } from "../../protocols/decode-call-arguments.js";
+import { badRequest } from "../http-error.js";
 import type { TurnRequest } from "./model-turn.js";
-import { invalidRequest } from "./openai-api-error.js";
 import {
   functionTool,
   isObject,
@@ -22,16 +22,16 @@ export interface ChatRequest extends TurnRequest {
 function textContent(content: unknown, param: string, optional: boolean): string {
   if (content === undefined || content === null) {
     if (optional) return "";
-    throw invalidRequest(`\`${param}\` is required.`, param);
+    throw badRequest(`\`${param}\` is required.`, param);
   }
   if (typeof content === "string") return content;
   if (!Array.isArray(content))
-    throw invalidRequest(`\`${param}\` must be a string or an array of text parts.`, param);
+    throw badRequest(`\`${param}\` must be a string or an array of text parts.`, param);
   return content
     .map((part, i) => {
       if (!isObject(part) || part.type !== "text" || typeof part.text !== "string") {
         const type = isObject(part) ? JSON.stringify(part.type) : "not an object";
-        throw invalidRequest(
+        throw badRequest(
           `\`${param}[${i}]\` must be {"type": "text", "text": "…"} (got type ${type}): this server's models read text only.`,
           `${param}[${i}]`,
         );
@@ -43,33 +43,30 @@ function textContent(content: unknown, param: string, optional: boolean): string
 
 function parseToolCalls(raw: unknown, param: string): AgentToolCall[] {
   if (raw === undefined || raw === null) return [];
-  if (!Array.isArray(raw)) throw invalidRequest(`\`${param}\` must be an array.`, param);
+  if (!Array.isArray(raw)) throw badRequest(`\`${param}\` must be an array.`, param);
   return raw.map((call, i) => {
     const at = `${param}[${i}]`;
     if (!isObject(call) || typeof call.id !== "string" || call.id === "")
-      throw invalidRequest(`\`${at}.id\` must be the call's id (a non-empty string).`, `${at}.id`);
+      throw badRequest(`\`${at}.id\` must be the call's id (a non-empty string).`, `${at}.id`);
     if (call.type !== undefined && call.type !== "function")
-      throw invalidRequest(`\`${at}.type\` must be "function".`, `${at}.type`);
+      throw badRequest(`\`${at}.type\` must be "function".`, `${at}.type`);
     const fn = call.function;
     if (!isObject(fn) || typeof fn.name !== "string" || fn.name === "")
-      throw invalidRequest(
-        `\`${at}.function.name\` must be the called function's name.`,
-        `${at}.function.name`,
-      );
+      throw badRequest(`\`${at}.function.name\` must be the called function's name.`, `${at}.function.name`);
     const decoded = decodeCallArguments(fn.arguments);
     if (!decoded.ok)
-      throw invalidRequest(`\`${at}.function.arguments\`: ${decoded.error}.`, `${at}.function.arguments`);
+      throw badRequest(`\`${at}.function.arguments\`: ${decoded.error}.`, `${at}.function.arguments`);
     return { id: call.id, name: fn.name, arguments: decoded.value };
   });
 }
 
 function parseMessages(raw: unknown): AgentMessage[] {
   if (!Array.isArray(raw) || raw.length === 0)
-    throw invalidRequest("`messages` must be a non-empty array of chat messages.", "messages");
+    throw badRequest("`messages` must be a non-empty array of chat messages.", "messages");
   const callNames = new Map<string, string>();
   return raw.map((m, i): AgentMessage => {
     const at = `messages[${i}]`;
-    if (!isObject(m)) throw invalidRequest(`\`${at}\` must be an object with a role.`, at);
+    if (!isObject(m)) throw badRequest(`\`${at}\` must be an object with a role.`, at);
     switch (m.role) {
       case "system":
       case "developer":
@@ -85,13 +82,13 @@ function parseMessages(raw: unknown): AgentMessage[] {
       }
       case "tool": {
         if (typeof m.tool_call_id !== "string" || m.tool_call_id === "")
-          throw invalidRequest(
+          throw badRequest(
             `\`${at}.tool_call_id\` must name the call this result answers.`,
             `${at}.tool_call_id`,
           );
         const name = callNames.get(m.tool_call_id);
         if (name === undefined)
-          throw invalidRequest(
+          throw badRequest(
             `\`${at}.tool_call_id\` "${m.tool_call_id}" answers no tool call of an earlier assistant message. ` +
               "Send the assistant message with its tool_calls before the tool results.",
             `${at}.tool_call_id`,
@@ -100,7 +97,7 @@ function parseMessages(raw: unknown): AgentMessage[] {
         return { role: "tool", callId: m.tool_call_id, name, result: { content: [{ type: "text", text }] } };
       }
       default:
-        throw invalidRequest(
+        throw badRequest(
           `\`${at}.role\` must be system, developer, user, assistant or tool, got ${JSON.stringify(m.role)}.`,
           `${at}.role`,
         );
@@ -110,12 +107,12 @@ function parseMessages(raw: unknown): AgentMessage[] {
 
 function parseTools(raw: unknown): Tool[] {
   if (raw === undefined || raw === null) return [];
-  if (!Array.isArray(raw)) throw invalidRequest("`tools` must be an array of function tools.", "tools");
+  if (!Array.isArray(raw)) throw badRequest("`tools` must be an array of function tools.", "tools");
   const seen = new Set<string>();
   return raw.map((t, i) => {
     const at = `tools[${i}]`;
     if (!isObject(t) || t.type !== "function" || !isObject(t.function))
-      throw invalidRequest(
+      throw badRequest(
         `\`${at}\` must be {"type": "function", "function": {"name", "description"?, "parameters"?}}; other tool types are not supported.`,
         `${at}.type`,
       );
@@ -129,7 +126,7 @@ function parseToolChoice(raw: unknown, tools: Tool[]): { choice: ToolChoice; too
   if (raw === "none" || raw === "auto") return { choice: raw, tools };
   if (raw === "required") {
     if (!tools.length)
-      throw invalidRequest('tool_choice "required" needs at least one tool in `tools`.', "tool_choice");
+      throw badRequest('tool_choice "required" needs at least one tool in `tools`.', "tool_choice");
     return { choice: "required", tools };
   }
   if (isObject(raw) && raw.type === "function" && isObject(raw.function))
@@ -137,7 +134,7 @@ function parseToolChoice(raw: unknown, tools: Tool[]): { choice: ToolChoice; too
   if (isObject(raw) && raw.type === "allowed_tools" && isObject(raw.allowed_tools)) {
     const allowed = raw.allowed_tools;
     if (!Array.isArray(allowed.tools) || allowed.tools.length === 0)
-      throw invalidRequest(
+      throw badRequest(
         "`tool_choice.allowed_tools.tools` must list at least one tool.",
         "tool_choice.allowed_tools.tools",
       );
@@ -150,13 +147,13 @@ function parseToolChoice(raw: unknown, tools: Tool[]): { choice: ToolChoice; too
     );
     const mode = allowed.mode ?? "auto";
     if (mode !== "auto" && mode !== "required")
-      throw invalidRequest(
+      throw badRequest(
         '`tool_choice.allowed_tools.mode` must be "auto" or "required".',
         "tool_choice.allowed_tools.mode",
       );
     return { choice: mode, tools: tools.filter((t) => names.includes(t.name)) };
   }
-  throw invalidRequest(
+  throw badRequest(
     'tool_choice must be "none", "auto", "required", {"type": "function", "function": {"name": "…"}} or an allowed_tools choice.',
     "tool_choice",
   );
@@ -169,11 +166,11 @@ function parseToolChoice(raw: unknown, tools: Tool[]): { choice: ToolChoice; too
  * OpenAI's clients send them freely.
  */
 export function parseChatRequest(body: unknown): ChatRequest {
-  if (!isObject(body)) throw invalidRequest("The request body must be a JSON object.");
+  if (!isObject(body)) throw badRequest("The request body must be a JSON object.");
   if (typeof body.model !== "string" || body.model === "")
-    throw invalidRequest("`model` is required: one of the names GET /v1/models lists.", "model");
+    throw badRequest("`model` is required: one of the names GET /v1/models lists.", "model");
   const n = positiveInteger(body.n, "n");
-  if (n !== undefined && n !== 1) throw invalidRequest("Only n = 1 is supported.", "n");
+  if (n !== undefined && n !== 1) throw badRequest("Only n = 1 is supported.", "n");
   const sampling = parseSamplingSettings(body);
   const responseFormat = parseResponseFormat(body.response_format);
   const messages = parseMessages(body.messages);
@@ -181,7 +178,7 @@ export function parseChatRequest(body: unknown): ChatRequest {
   const stream = optionalBoolean(body.stream, "stream", false);
   const options = body.stream_options;
   if (options !== undefined && options !== null && !isObject(options))
-    throw invalidRequest("`stream_options` must be an object.", "stream_options");
+    throw badRequest("`stream_options` must be an object.", "stream_options");
   const maxTokens =
     positiveInteger(body.max_completion_tokens, "max_completion_tokens") ??
     positiveInteger(body.max_tokens, "max_tokens");

@@ -1,5 +1,5 @@
 import type { Tool } from "@modelcontextprotocol/server";
-import { invalidRequest } from "./openai-api-error.js";
+import { badRequest } from "../http-error.js";
 
 /**
  * Field readers every /v1 API's request parser shares: one rule for a function tool's name and schema, for naming a
@@ -26,18 +26,18 @@ export function functionTool(
   schemaKey: "parameters" | "input_schema" = "parameters",
 ): Tool {
   if (typeof spec.name !== "string" || !FUNCTION_NAME.test(spec.name))
-    throw invalidRequest(
+    throw badRequest(
       `\`${at}.name\` must be 1-64 letters, digits, _ or -, got ${JSON.stringify(spec.name)}.`,
       `${at}.name`,
     );
   if (seen.has(spec.name))
-    throw invalidRequest(`Two tools are named "${spec.name}"; tool names must be unique.`, `${at}.name`);
+    throw badRequest(`Two tools are named "${spec.name}"; tool names must be unique.`, `${at}.name`);
   seen.add(spec.name);
   if (spec.description !== undefined && spec.description !== null && typeof spec.description !== "string")
-    throw invalidRequest(`\`${at}.description\` must be a string.`, `${at}.description`);
+    throw badRequest(`\`${at}.description\` must be a string.`, `${at}.description`);
   const parameters = spec[schemaKey] ?? { type: "object", properties: {} };
   if (!isObject(parameters) || (parameters.type !== undefined && parameters.type !== "object"))
-    throw invalidRequest(
+    throw badRequest(
       `\`${at}.${schemaKey}\` must be a JSON Schema object ({"type": "object", "properties": {…}}).`,
       `${at}.${schemaKey}`,
     );
@@ -51,7 +51,7 @@ export function functionTool(
 /** A tool choice's tool name, which must be one of the request's tools. */
 export function namedTool(name: unknown, tools: readonly Tool[], param: string): string {
   if (typeof name !== "string" || !tools.some((t) => t.name === name))
-    throw invalidRequest(
+    throw badRequest(
       `\`${param}\` names ${JSON.stringify(name)}, which is not one of the request's tools (${tools.map((t) => t.name).join(", ") || "none"}).`,
       param,
     );
@@ -61,12 +61,12 @@ export function namedTool(name: unknown, tools: readonly Tool[], param: string):
 export function positiveInteger(value: unknown, param: string): number | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1)
-    throw invalidRequest(`\`${param}\` must be a positive integer, got ${JSON.stringify(value)}.`, param);
+    throw badRequest(`\`${param}\` must be a positive integer, got ${JSON.stringify(value)}.`, param);
   return value;
 }
 
 export function optionalBoolean(value: unknown, param: string, fallback: boolean): boolean {
   if (value === undefined || value === null) return fallback;
-  if (typeof value !== "boolean") throw invalidRequest(`\`${param}\` must be true or false.`, param);
+  if (typeof value !== "boolean") throw badRequest(`\`${param}\` must be true or false.`, param);
   return value;
 }

@@ -1,5 +1,5 @@
 import type { ResponseFormat, SamplingSettings } from "../../core/language-model.js";
-import { invalidRequest } from "./openai-api-error.js";
+import { badRequest } from "../http-error.js";
 
 type Json = Record<string, unknown>;
 
@@ -13,7 +13,7 @@ function numberIn(body: Json, param: string, min: number, max: number): number |
   const value = body[param];
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max)
-    throw invalidRequest(
+    throw badRequest(
       `\`${param}\` must be a number from ${min} to ${max}, got ${JSON.stringify(value)}.`,
       param,
     );
@@ -23,7 +23,7 @@ function numberIn(body: Json, param: string, min: number, max: number): number |
 function parseSeed(value: unknown): number | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "number" || !Number.isSafeInteger(value))
-    throw invalidRequest(`\`seed\` must be an integer, got ${JSON.stringify(value)}.`, "seed");
+    throw badRequest(`\`seed\` must be an integer, got ${JSON.stringify(value)}.`, "seed");
   return value;
 }
 
@@ -32,7 +32,7 @@ function parseStop(value: unknown): string[] | undefined {
   if (value === undefined || value === null) return undefined;
   const list = typeof value === "string" ? [value] : value;
   if (!Array.isArray(list) || list.length > 4 || list.some((s) => typeof s !== "string"))
-    throw invalidRequest("`stop` must be a string or an array of at most 4 strings.", "stop");
+    throw badRequest("`stop` must be a string or an array of at most 4 strings.", "stop");
   const stops = (list as string[]).filter((s) => s !== "");
   return stops.length ? stops : undefined;
 }
@@ -44,11 +44,11 @@ function parseStop(value: unknown): string[] | undefined {
  */
 export function parseSamplingSettings(body: Json): SamplingSettings | undefined {
   if (body.logprobs !== undefined && body.logprobs !== null && body.logprobs !== false) {
-    if (body.logprobs !== true) throw invalidRequest("`logprobs` must be true or false.", "logprobs");
-    throw invalidRequest("`logprobs` is not supported by this server.", "logprobs", "unsupported_parameter");
+    if (body.logprobs !== true) throw badRequest("`logprobs` must be true or false.", "logprobs");
+    throw badRequest("`logprobs` is not supported by this server.", "logprobs", "unsupported_parameter");
   }
   if (body.top_logprobs !== undefined && body.top_logprobs !== null && body.top_logprobs !== 0)
-    throw invalidRequest(
+    throw badRequest(
       "`top_logprobs` is not supported by this server (it returns no log probabilities).",
       "top_logprobs",
       "unsupported_parameter",
@@ -78,7 +78,7 @@ export function parseResponseFormat(raw: unknown): ResponseFormat | undefined {
     '`response_format` must be {"type": "text"}, {"type": "json_object"} or {"type": "json_schema", "json_schema": {"name": "…", "schema": {…}}}.';
   return readFormat(raw, "response_format", usage, (format) => {
     if (!isObject(format.json_schema))
-      throw invalidRequest(
+      throw badRequest(
         '`response_format.json_schema` must be an object: {"name": "…", "schema": {…}, "strict"?: true}.',
         "response_format.json_schema",
       );
@@ -103,19 +103,19 @@ function readFormat(
   schemaSpec: (format: Json) => { spec: Json; at: string },
 ): ResponseFormat | undefined {
   if (raw === undefined || raw === null) return undefined;
-  if (!isObject(raw)) throw invalidRequest(usage, param);
+  if (!isObject(raw)) throw badRequest(usage, param);
   if (raw.type === "text" || raw.type === "json_object") return { type: raw.type };
-  if (raw.type !== "json_schema") throw invalidRequest(usage, `${param}.type`);
+  if (raw.type !== "json_schema") throw badRequest(usage, `${param}.type`);
   const { spec, at } = schemaSpec(raw);
   if (typeof spec.name !== "string" || !SCHEMA_NAME.test(spec.name))
-    throw invalidRequest(
+    throw badRequest(
       `\`${at}.name\` must be 1-64 letters, digits, _ or -, got ${JSON.stringify(spec.name)}.`,
       `${at}.name`,
     );
   if (spec.schema !== undefined && spec.schema !== null && !isObject(spec.schema))
-    throw invalidRequest(`\`${at}.schema\` must be a JSON Schema object.`, `${at}.schema`);
+    throw badRequest(`\`${at}.schema\` must be a JSON Schema object.`, `${at}.schema`);
   if (spec.strict !== undefined && spec.strict !== null && typeof spec.strict !== "boolean")
-    throw invalidRequest(`\`${at}.strict\` must be true or false.`, `${at}.strict`);
+    throw badRequest(`\`${at}.strict\` must be true or false.`, `${at}.strict`);
   return {
     type: "json_schema",
     name: spec.name,

@@ -17,6 +17,7 @@ import {
 import type { RunRecord, RunStatus, RunStore } from "../../store/store.js";
 import type { ApprovalPolicyConfig } from "../../tools/approval-policy.js";
 import type { ToolExecutor } from "../../tools/tool-executor.js";
+import { badRequest, conflict, notFound } from "../http-error.js";
 import {
   type ConversationSummary,
   getConversation,
@@ -25,7 +26,6 @@ import {
   type RunSummary,
 } from "./run-listings.js";
 import { modelOnDemand, type RunModels } from "./run-models.js";
-import { badRequest, conflict, notFound } from "./runs-api-errors.js";
 
 /** What deleting a conversation needs of the store: SqliteConversationEraser. */
 export type ConversationEraser = Pick<SqliteConversationEraser, "erase" | "unfinishedRuns">;
@@ -149,23 +149,30 @@ export class RunService {
     if (!this.models.names().includes(modelName)) {
       throw badRequest(
         `Unknown model "${modelName}". Available: ${this.models.names().join(", ") || "none"}.`,
+        "model",
+        "model_not_found",
       );
     }
     const named = typeof input.toolChoice === "object" ? input.toolChoice.name : undefined;
     if (named !== undefined && !this.#options.executor.registry.get(named)) {
       throw badRequest(
         `toolChoice names "${named}", which is not a tool here. Tools: ${this.#options.executor.registry.names().join(", ") || "none"}.`,
+        "toolChoice",
+        "tool_not_found",
       );
     }
     try {
       resolveLimits(input.limits);
     } catch (error) {
-      throw badRequest((error as Error).message);
+      throw badRequest((error as Error).message, "limits", "invalid_limits");
     }
     if (input.conversationId !== undefined) {
       const known = (await this.store.listMessages(input.conversationId)).length > 0;
       if (!known)
-        throw notFound(`No conversation "${input.conversationId}"; omit conversationId to start a new one.`);
+        throw notFound(
+          `No conversation "${input.conversationId}"; omit conversationId to start a new one.`,
+          "conversation_not_found",
+        );
     }
     const metadata: ServerRunMetadata = { model: modelName };
     if (input.toolChoice !== undefined) metadata.toolChoice = input.toolChoice;
@@ -175,6 +182,7 @@ export class RunService {
     if (busy) {
       throw conflict(
         `Conversation ${input.conversationId} has a run in progress (${busy[0]}); wait for it to finish or cancel it.`,
+        "run_in_progress",
       );
     }
     const runId = newRunId();
@@ -206,8 +214,7 @@ export class RunService {
    */
   async subscribe(runId: string, after: number, listener: Listener): Promise<() => void> {
     this.#throwIfFailedToStart(runId);
-    if (!this.#live.has(runId) && !(await this.store.getRun(runId)))
-      throw notFound(new RunNotFoundError(runId).message);
+    if (!this.#live.has(runId) && !(await this.store.getRun(runId))) throw new RunNotFoundError(runId);
     // Listen before reading the log: an event committed in between is then in the log, the buffer, or both.
     let last = after;
     let buffer: SequencedEvent[] | undefined = [];
@@ -331,11 +338,12 @@ export class RunService {
       if (run.status === "finished" || run.status === "stopped")
         throw conflict(
           `Run ${runId} is already ${run.status} (${run.stopReason}); there is nothing to cancel.`,
+          "run_ended",
         );
       if (run.status === "running" && !ownerIsGone(run.owner))
-        throw conflict(`Run ${runId} is driven by process ${run.owner}; cancel it there.`);
+        throw conflict(`Run ${runId} is driven by process ${run.owner}; cancel it there.`, "run_elsewhere");
       if (!(await this.store.claimRun(runId, RUN_OWNER, [run.status], run.owner)))
-        throw conflict(`Run ${runId} was just taken over by another process; try again.`);
+        throw conflict(`Run ${runId} was just taken over by another process; try again.`, "run_elsewhere");
       // Its pending calls are denied, so that no view of the stopped run still offers them for a decision.
       const pending = (await this.store.listToolCalls(runId)).filter((c) => c.state === "pending");
       if (pending.length > 0) {
@@ -363,12 +371,7 @@ export class RunService {
   async getRun(runId: string): Promise<RunView> {
     await this.#starting.get(runId)?.settled;
     this.#throwIfFailedToStart(runId);
-    try {
-      return await buildRunView(this.store, runId);
-    } catch (error) {
-      if (error instanceof RunNotFoundError) throw notFound(error.message);
-      throw error;
-    }
+    return buildRunView(this.store, runId);
   }
 
   listRuns(options: { status?: RunStatus; tool?: string; limit?: number; cursor?: string } = {}) {
@@ -392,9 +395,12 @@ export class RunService {
     this.#checkOpen();
     const rename = this.#options.conversations?.rename;
     if (!rename)
-      throw conflict("This server's store cannot rename conversations (only the SQLite store can).");
+      throw conflict(
+        "This server's store cannot rename conversations (only the SQLite store can).",
+        "unsupported_by_store",
+      );
     if (!(await rename.call(this.#options.conversations, conversationId, title)))
-      throw notFound(`No conversation "${conversationId}".`);
+      throw notFound(`No conversation "${conversationId}".`, "conversation_not_found");
     return { conversationId, title };
   }
 
@@ -420,13 +426,13 @@ export class RunService {
   ): Promise<{ conversationId: string; deletedRuns: string[]; cancelledRuns: string[] }> {
     this.#checkOpen();
     if ((await this.store.listMessages(conversationId)).length === 0)
-      throw notFound(`No conversation "${conversationId}".`);
+      throw notFound(`No conversation "${conversationId}".`, "conversation_not_found");
     const eraser = this.#options.conversations;
     if (!eraser)
       throw conflict("This server's store cannot delete conversations (only the SQLite store can).");
     const unfinished = await this.#unfinishedRuns(conversationId, eraser);
     if (unfinished.length > 0 && options.cancelRuns !== true)
-      throw conflict(unfinishedRunsMessage(conversationId, unfinished));
+      throw conflict(unfinishedRunsMessage(conversationId, unfinished), "run_in_progress");
     // What another live process drives can only be cancelled there: refused before anything is cancelled here.
     const elsewhere = unfinished.find(
       (r) => r.status === "running" && !this.#live.has(r.id) && !ownerIsGone(r.owner),
@@ -434,6 +440,7 @@ export class RunService {
     if (elsewhere)
       throw conflict(
         `Conversation ${conversationId} has a run in progress (${elsewhere.id}) driven by process ${elsewhere.owner}; cancel it there first.`,
+        "run_elsewhere",
       );
     const cancelledRuns: string[] = [];
     for (const run of unfinished) {
@@ -454,7 +461,7 @@ export class RunService {
       runIds = await eraser.erase(conversationId);
     } catch (error) {
       if (error instanceof ConversationHasUnfinishedRunsError)
-        throw conflict(unfinishedRunsMessage(conversationId, error.runs));
+        throw conflict(unfinishedRunsMessage(conversationId, error.runs), "run_in_progress");
       throw error;
     }
     await this.events.deleteRuns(runIds);
@@ -539,12 +546,12 @@ export class RunService {
   }
 
   #checkOpen(): void {
-    if (this.#closed) throw conflict("The server is shutting down; try again in a moment.");
+    if (this.#closed) throw conflict("The server is shutting down; try again in a moment.", "shutting_down");
   }
 
   async #run(runId: string): Promise<RunRecord> {
     const run = await this.store.getRun(runId);
-    if (!run) throw notFound(new RunNotFoundError(runId).message);
+    if (!run) throw new RunNotFoundError(runId);
     return run;
   }
 
