@@ -6,7 +6,7 @@ import { type TurnRouteOptions, turnRoute, type WireApi } from "./turn-route.js"
 /** The Chat Completions wire: `chat.completion` whole, `chat.completion.chunk`s streamed. */
 export const CHAT_COMPLETIONS_API: WireApi<ChatRequest> = {
   parse(body) {
-    if (body === undefined) throw badRequest("The request body is not valid JSON.");
+    if (body === undefined) throw badRequest("The request body is not valid JSON.", null, "invalid_json");
     return parseChatRequest(body);
   },
   callIdPrefix: "call_",
