@@ -1,5 +1,5 @@
+import { readCallArguments } from "../decode-call-arguments.js";
 import { coerceArgumentsBySchema } from "./coerce-by-schema.js";
-import { decodeArguments } from "./decode-call-object.js";
 import { isWs, partialMarkerSuffix } from "./match-pattern.js";
 import type { EngineContext, FeedResult, Region } from "./stream-engine.js";
 import { decodeTextValue, propertySchema } from "./text-value-codec.js";
@@ -541,13 +541,13 @@ export class TaggedCallRegion implements Region {
     const junk = this.junk.trim();
     if (this.params.length === 0 && junk !== "") {
       // Arguments written as one JSON object instead of tags.
-      const d = decodeArguments(junk);
+      const d = readCallArguments(junk, `the arguments of "${cur.name}"`);
       if (!d.ok) {
         this.ctx.emit({
           type: "parse-error",
           index: cur.index,
           raw,
-          message: `the arguments of "${cur.name}" could not be read (${d.error}); send the call as ${this.syn.example}`,
+          message: `${d.error}; send the call as ${this.syn.example}`,
         });
         return;
       }

@@ -1,9 +1,9 @@
-import { decodeArguments } from "../core/decode-call-object.js";
 import { JsonScanner } from "../core/json-scanner.js";
 import { isWs, partialMarkerSuffix } from "../core/match-pattern.js";
 import { dropRule } from "../core/reasoning-region.js";
 import { resultToText } from "../core/render-helpers.js";
 import type { EngineContext, FeedResult, Region } from "../core/stream-engine.js";
+import { readCallArguments } from "../decode-call-arguments.js";
 import type { ToolCallProtocol } from "../protocol.js";
 import { extraInstructionLines, oneCallOnlyLines } from "../render/catalogue-option-lines.js";
 import { functionToolJson } from "../render/function-tool-json.js";
@@ -255,13 +255,13 @@ class KimiCallsRegion implements Region {
       });
       return;
     }
-    const d = decodeArguments(this.args);
+    const d = readCallArguments(this.args, `the arguments of "${cur.name}"`);
     if (!d.ok) {
       this.ctx.emit({
         type: "parse-error",
         index: cur.index,
         raw,
-        message: `the arguments of "${cur.name}" ${d.error}; send the call as ${EXAMPLE}`,
+        message: `${d.error}; send the call as ${EXAMPLE}`,
       });
       return;
     }
