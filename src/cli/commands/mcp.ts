@@ -3,12 +3,9 @@ import { mcpApprovalsFromConfig } from "../../mcp/mcp-approvals.js";
 import { describeMcpServerStatus, stderrMountLogger } from "../../mcp/mcp-cli-support.js";
 import { serveMcpOverStdio } from "../../mcp/serve-mcp-stdio.js";
 import { McpApprovalLedger } from "../../store/mcp-approval-ledger.js";
-import type { SqliteStore } from "../../store/sqlite-store.js";
 import { runCommand } from "../cli-error.js";
-import { loadToolSettings, TOOL_SETTINGS_FOLLOW_MS } from "../load-tool-settings.js";
-import { openStore, resolveDbPath } from "../open-store.js";
+import { loadToolsModule } from "../tools-module.js";
 import { createToolsRuntime } from "../tools-runtime.js";
-import { loadToolsModule } from "./run.js";
 
 interface McpCommandOptions {
   config?: string;
@@ -40,41 +37,25 @@ export function registerMcpCommand(program: Command): void {
           ...(options.config ? { configPath: options.config } : {}),
           mcpLogger: logger,
         });
-        let stopFollowing: (() => void) | undefined;
         try {
           if (options.toolsModule) runtime.registry.registerAll(await loadToolsModule(options.toolsModule));
           for (const status of runtime.mcpServers.status()) {
             if (status.state !== "ready") logger.warn?.(describeMcpServerStatus(status));
           }
+          // The settings made through `serve` (switched-off tools hidden, policies), followed while this runs: a
+          // change made there reaches this client as `notifications/tools/list_changed`.
+          const settings = await runtime.withToolSettings({ follow: true });
           // Approvals: single-use state and the signing key live in the database, so restarts keep refusing replays.
           // It is opened when a gated tool is first asked for or settings are there to read: serving only ungated tools
           // creates no database.
-          let store: SqliteStore | undefined;
-          // The settings made through `serve` (switched-off tools hidden, policies), followed while this runs: a
-          // change made there reaches this client as `notifications/tools/list_changed`.
-          const loaded = await loadToolSettings({
-            registry: runtime.registry,
-            dbFile: resolveDbPath(options.db),
-            openDb: () => (store ??= openStore(options.db)),
-            configuredPolicies: runtime.config.mcp?.approvals,
-            followEveryMs: TOOL_SETTINGS_FOLLOW_MS,
-          });
-          stopFollowing = loaded.stop;
           const approvals = mcpApprovalsFromConfig(
-            { ...runtime.config.mcp, approvals: loaded.settings.approval },
-            () => {
-              store ??= openStore(options.db);
-              return new McpApprovalLedger(store.db);
-            },
+            { ...runtime.config.mcp, approvals: settings.approval },
+            () => new McpApprovalLedger(runtime.openStore().db),
           );
           const served = await serveMcpOverStdio({
             registry: runtime.registry,
             executor: runtime.executor,
             approvals,
-          });
-          void served.closed.finally(() => {
-            loaded.stop();
-            return store?.close();
           });
           const stop = () => void served.close();
           process.once("SIGINT", stop);
@@ -82,7 +63,6 @@ export function registerMcpCommand(program: Command): void {
           await served.closed;
           return 0;
         } finally {
-          stopFollowing?.();
           await runtime.close();
         }
       }),

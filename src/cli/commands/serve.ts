@@ -14,12 +14,11 @@ import { SqliteRunEventLog } from "../../store/sqlite-run-event-log.js";
 import type { SqliteStore } from "../../store/sqlite-store.js";
 import type { ApprovalPolicyConfig } from "../../tools/approval-policy.js";
 import { CliError, runCommand } from "../cli-error.js";
-import { loadToolSettings, TOOL_SETTINGS_FOLLOW_MS } from "../load-tool-settings.js";
-import { openStore, resolveDbPath } from "../open-store.js";
+import { resolveDbPath } from "../open-store.js";
 import type { Runtime } from "../runtime.js";
 import { serveModelCatalog } from "../serve-models.js";
+import { loadToolsModule } from "../tools-module.js";
 import { createToolsRuntime } from "../tools-runtime.js";
-import { loadToolsModule } from "./run.js";
 
 interface ServeOptions {
   port: string;
@@ -103,11 +102,7 @@ export function registerServeCommand(program: Command): void {
           ...(options.config ? { configPath: options.config } : {}),
           mcpLogger: logger,
         });
-        // Approvals: single-use state and the signing key live in the database, shared by every instance on it;
-        // opened when a gated tool is first asked for.
-        let store: SqliteStore | undefined;
         let runs: RunService | undefined;
-        let stopFollowing: (() => void) | undefined;
         try {
           const builtinTools = new Set(
             runtime.registry
@@ -119,28 +114,17 @@ export function registerServeCommand(program: Command): void {
           // Tool settings live in the database; one that does not exist yet holds none, and is created by the first
           // change (serving without changing anything creates no database). Followed, so another instance's changes
           // (or one made while this one runs) apply here too.
-          const loaded = await loadToolSettings({
-            registry: runtime.registry,
-            dbFile: resolveDbPath(options.db),
-            openDb: () => (store ??= openStore(options.db)),
-            configuredPolicies: runtime.config.mcp?.approvals,
-            followEveryMs: TOOL_SETTINGS_FOLLOW_MS,
-          });
-          stopFollowing = loaded.stop;
-          const settings = loaded.settings;
+          const settings = await runtime.withToolSettings({ follow: true });
+          // Approvals: single-use state and the signing key live in the database, shared by every instance on it;
+          // opened when a gated tool is first asked for.
           const approvals = mcpApprovalsFromConfig(
             { ...runtime.config.mcp, approvals: settings.approval },
-            () => {
-              store ??= openStore(options.db);
-              return new McpApprovalLedger(store.db);
-            },
+            () => new McpApprovalLedger(runtime.openStore().db),
           );
           // OpenAI-compatible /v1: the config's named models (+ the default model), else the bundled demo model.
           const models = serveModelCatalog({ config: runtime.config, configFile: runtime.configFile });
           // Runs API and WebSocket (/api/runs, /api/conversations, /ws) on the same models and tool settings.
-          runs = models
-            ? createServeRuns(runtime, models, settings.approval, () => (store ??= openStore(options.db)))
-            : undefined;
+          runs = models ? createServeRuns(runtime, models, settings.approval, runtime.openStore) : undefined;
           const dbFile = resolveDbPath(options.db);
           const service = runs;
           const server = await startServer({
@@ -189,9 +173,7 @@ export function registerServeCommand(program: Command): void {
           await server.close();
           return 0;
         } finally {
-          stopFollowing?.();
           await runs?.close();
-          await store?.close();
           await runtime.close();
         }
       }),
