@@ -54,6 +54,24 @@ function instruction(choice: ToolChoice): string | undefined {
   return undefined;
 }
 
+/**
+ * The protocol's catalogue for a turn, as it joins the system prompt: none when no tool is offered or toolChoice is
+ * `none`; only the named tool for `{name}`; an instruction line for forced choices.
+ */
+export function renderToolCatalogue(
+  input: Pick<CompletionPromptInput, "tools" | "toolChoice" | "protocol" | "parallel">,
+): string | undefined {
+  const { toolChoice } = input;
+  if (input.tools.length === 0 || toolChoice === "none") return undefined;
+  const offered =
+    typeof toolChoice === "object" ? input.tools.filter((t) => t.name === toolChoice.name) : input.tools;
+  const extra = instruction(toolChoice);
+  return input.protocol.renderCatalogue(offered.length ? offered : input.tools, {
+    ...(input.parallel === false ? { parallel: false } : {}),
+    ...(extra ? { extraInstructions: extra } : {}),
+  });
+}
+
 export type ProtocolTranscriptInput = Pick<
   CompletionPromptInput,
   "messages" | "tools" | "toolChoice" | "protocol" | "parallel"
@@ -65,17 +83,8 @@ export type ProtocolTranscriptInput = Pick<
  * calls and tool results are written in the protocol's format, consecutive same-role turns are joined.
  */
 export function toProtocolTranscript(input: ProtocolTranscriptInput): TemplateMessage[] {
-  const { protocol, toolChoice } = input;
-  const withTools = input.tools.length > 0 && toolChoice !== "none";
-  const offered =
-    typeof toolChoice === "object" ? input.tools.filter((t) => t.name === toolChoice.name) : input.tools;
-  const extra = instruction(toolChoice);
-  const catalogue = withTools
-    ? protocol.renderCatalogue(offered.length ? offered : input.tools, {
-        ...(input.parallel === false ? { parallel: false } : {}),
-        ...(extra ? { extraInstructions: extra } : {}),
-      })
-    : undefined;
+  const { protocol } = input;
+  const catalogue = renderToolCatalogue(input);
 
   const out: TemplateMessage[] = [];
   const add = (role: TemplateMessage["role"], content: string) => {
