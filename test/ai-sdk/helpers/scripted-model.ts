@@ -39,10 +39,15 @@ export function chunk(text: string, seed: number): string[] {
   return out;
 }
 
+const STOP = { unified: "stop" as const, raw: "stop" };
+const TOOL_CALLS = { unified: "tool-calls" as const, raw: "tool_calls" };
 const USAGE = {
   inputTokens: { total: 12, noCache: 12, cacheRead: 0, cacheWrite: 0 },
   outputTokens: { total: 7, text: 7, reasoning: 0 },
 };
+
+/** One answer of the script: text (as a text-only model writes it), or native tool calls (as a provider's API sends them). */
+export type ScriptedTurn = string | { calls: ReadonlyArray<{ toolName: string; input: unknown }> };
 
 export interface ScriptedModel {
   model: InstanceType<typeof aiTest.MockLanguageModelV3>;
@@ -51,40 +56,54 @@ export interface ScriptedModel {
 }
 
 /**
- * An AI SDK test model that writes the given texts, one per call (the last one again when the script runs out), in
- * `generate` mode as one text part and in `stream` mode split into 1–5 character `text-delta`s.
+ * An AI SDK test model that answers with the given turns, one per call (the last one again when the script runs out):
+ * text in `generate` mode as one text part and in `stream` mode split into 1–5 character `text-delta`s; native calls
+ * as `tool-call` content and parts.
  */
 export function scriptedModel(
-  turns: readonly string[] | ((call: number, options: LanguageModelV3CallOptions) => string),
+  turns: readonly ScriptedTurn[] | ((call: number, options: LanguageModelV3CallOptions) => ScriptedTurn),
   options: { seed?: number; modelId?: string } = {},
 ): ScriptedModel {
   const calls: LanguageModelV3CallOptions[] = [];
-  const next = (opts: LanguageModelV3CallOptions) => {
+  const nativeCalls = (turn: Exclude<ScriptedTurn, string>) =>
+    turn.calls.map((c, i) => ({
+      type: "tool-call" as const,
+      toolCallId: `native_${calls.length}_${i}`,
+      toolName: c.toolName,
+      input: JSON.stringify(c.input),
+    }));
+  const next = (opts: LanguageModelV3CallOptions): ScriptedTurn => {
     calls.push(opts);
     const n = calls.length - 1;
     return typeof turns === "function" ? turns(n, opts) : (turns[Math.min(n, turns.length - 1)] ?? "");
   };
   const model = new MockLanguageModel({
     ...(options.modelId ? { modelId: options.modelId } : {}),
-    doGenerate: async (opts) => ({
-      content: [{ type: "text", text: next(opts) }],
-      finishReason: { unified: "stop", raw: "stop" },
-      usage: USAGE,
-      warnings: [],
-    }),
+    doGenerate: async (opts) => {
+      const turn = next(opts);
+      return typeof turn === "string"
+        ? { content: [{ type: "text", text: turn }], finishReason: STOP, usage: USAGE, warnings: [] }
+        : { content: nativeCalls(turn), finishReason: TOOL_CALLS, usage: USAGE, warnings: [] };
+    },
     doStream: async (opts) => {
-      const text = next(opts);
+      const turn = next(opts);
+      const body: LanguageModelV3StreamPart[] =
+        typeof turn === "string"
+          ? [
+              { type: "text-start", id: "0" },
+              ...chunk(turn, (options.seed ?? 1) + calls.length).map((delta) => ({
+                type: "text-delta" as const,
+                id: "0",
+                delta,
+              })),
+              { type: "text-end", id: "0" },
+            ]
+          : nativeCalls(turn);
       const parts: LanguageModelV3StreamPart[] = [
         { type: "stream-start", warnings: [] },
         { type: "response-metadata", id: `resp-${calls.length}`, modelId: options.modelId ?? "scripted" },
-        { type: "text-start", id: "0" },
-        ...chunk(text, (options.seed ?? 1) + calls.length).map((delta) => ({
-          type: "text-delta" as const,
-          id: "0",
-          delta,
-        })),
-        { type: "text-end", id: "0" },
-        { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage: USAGE },
+        ...body,
+        { type: "finish", finishReason: typeof turn === "string" ? STOP : TOOL_CALLS, usage: USAGE },
       ];
       return {
         stream: simulateReadableStream({ chunks: parts, initialDelayInMs: null, chunkDelayInMs: null }),
