@@ -1,7 +1,7 @@
 import type { LanguageModelV3Message, LanguageModelV3Prompt } from "@ai-sdk/provider";
 import type { Tool } from "@modelcontextprotocol/server";
 import type { ToolChoice } from "../core/language-model.js";
-import { renderToolCatalogue } from "../models/completions/render-completion-prompt.js";
+import { renderToolCatalogue } from "../models/render-tool-catalogue.js";
 import { decodeCallArguments } from "../protocols/decode-call-arguments.js";
 import type { ToolCallProtocol } from "../protocols/protocol.js";
 import type { ToolCall, ToolResultItem } from "../protocols/types.js";

@@ -5,6 +5,7 @@ import type { ToolCallProtocol } from "../../protocols/protocol.js";
 import type { ToolResultItem } from "../../protocols/types.js";
 import { type ChatTemplate, ChatTemplateError } from "../chat-template/chat-template.js";
 import type { TemplateMessage } from "../message-converters/template-messages.js";
+import { renderToolCatalogue } from "../render-tool-catalogue.js";
 
 export interface CompletionPromptInput {
   messages: readonly AgentMessage[];
@@ -46,30 +47,6 @@ export function forcedCallPrefix(protocol: ToolCallProtocol, choice: ToolChoice)
   if (rendered[cut - 1] === '"') cut -= 1;
   if (rendered[cut - 1] === "{") cut -= 1;
   return rendered.slice(0, cut);
-}
-
-function instruction(choice: ToolChoice): string | undefined {
-  if (choice === "required") return "You must call at least one tool in your reply.";
-  if (typeof choice === "object") return `You must call the tool "${choice.name}" in your reply.`;
-  return undefined;
-}
-
-/**
- * The protocol's catalogue for a turn, as it joins the system prompt: none when no tool is offered or toolChoice is
- * `none`; only the named tool for `{name}`; an instruction line for forced choices.
- */
-export function renderToolCatalogue(
-  input: Pick<CompletionPromptInput, "tools" | "toolChoice" | "protocol" | "parallel">,
-): string | undefined {
-  const { toolChoice } = input;
-  if (input.tools.length === 0 || toolChoice === "none") return undefined;
-  const offered =
-    typeof toolChoice === "object" ? input.tools.filter((t) => t.name === toolChoice.name) : input.tools;
-  const extra = instruction(toolChoice);
-  return input.protocol.renderCatalogue(offered.length ? offered : input.tools, {
-    ...(input.parallel === false ? { parallel: false } : {}),
-    ...(extra ? { extraInstructions: extra } : {}),
-  });
 }
 
 export type ProtocolTranscriptInput = Pick<
