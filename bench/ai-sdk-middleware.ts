@@ -1,12 +1,12 @@
 /**
  * bench:ai-sdk-middleware — toolbridge's AI SDK middleware (`toolbridgeToolMiddleware({ protocol: "hermes" })`) against
  * `@ai-sdk-tool/parser`'s `hermesToolMiddleware` (the devDependency, pinned: 4.1.26, the last release on npm), both
- * through the AI SDK's own `wrapLanguageModel` over the same `MockLanguageModelV3` replaying the same stream parts
- * (`simulateReadableStream` without delays), in one process, each result drained as a caller would:
+ * through the AI SDK's own `wrapLanguageModel` over the same `MockLanguageModelV3` streaming the same parts
+ * (pull-based, no delays, each part made as it is read), in one process, each result drained as a caller would:
  *
- * (a) ~1 MB of model output — prose with ~3,000 Hermes calls among it (bench/model-output.ts, the data
- *     bench:parse-stream reads) — in 1–4 character chunks: every side must find the same calls, and toolbridge the
- *     same prose (no markup in the text). Goal ≥ 3× faster. The harness alone (no middleware) is shown too;
+ * (a) ~1 MB of model output — a sentence or two of prose between ~3,000 Hermes calls (bench/model-output.ts,
+ *     `MANY_CALLS`) — in 1–4 character chunks: every side must find the same calls, and toolbridge's text must be the
+ *     prose alone (no markup). Goal ≥ 3× faster. The harness alone (no middleware) is shown too;
  * (b) one call with a 100 KB string argument (4.1.26 rescans the growing call on every chunk: one round only).
  *     Goal ≥ 50× faster;
  * (c) linear: toolbridge at 4× each size (4 MB of output, a 400 KB argument): the time per character may grow at
@@ -18,14 +18,13 @@
 
 import type { LanguageModelV3Middleware, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { hermesToolMiddleware } from "@ai-sdk-tool/parser";
-import { type LanguageModelMiddleware, simulateReadableStream, wrapLanguageModel } from "ai";
+import { type LanguageModelMiddleware, wrapLanguageModel } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { toolbridgeToolMiddleware } from "../src/ai-sdk/toolbridge-tool-middleware.js";
 import {
   BENCH_TOOLS,
   type BenchCall,
   chunkOffsets,
-  chunkText,
   generateOutput,
   largeArgumentOutput,
   MANY_CALLS,
@@ -41,22 +40,46 @@ const GOAL_LINEAR = 1.2;
 
 type Part = LanguageModelV3StreamPart;
 
-function streamParts(chunks: readonly string[]): Part[] {
-  const parts: Part[] = [
-    { type: "stream-start", warnings: [] },
-    { type: "text-start", id: "t0" },
-  ];
-  for (const delta of chunks) parts.push({ type: "text-delta", id: "t0", delta });
-  parts.push({ type: "text-end", id: "t0" });
-  parts.push({
-    type: "finish",
-    finishReason: { unified: "stop", raw: "stop" },
-    usage: {
-      inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
-      outputTokens: { total: chunks.length, text: chunks.length, reasoning: 0 },
+/** A model's output and where its 1–4 character chunks begin, as `text-delta` parts made as they are read. */
+interface Script {
+  text: string;
+  offsets: Uint32Array;
+}
+
+const script = (text: string, seed: number): Script => ({ text, offsets: chunkOffsets(text, seed) });
+const chunkCount = (s: Script) => s.offsets.length - 1;
+
+/**
+ * The mock model's stream: stream-start, the text in its chunks, finish — each part made when it is pulled (a
+ * socket's fresh strings), so the 4× runs do not also carry millions of pre-built parts on the heap. Pull-based
+ * without delays, as `simulateReadableStream({ chunkDelayInMs: null })`.
+ */
+function modelStream({ text, offsets }: Script): ReadableStream<Part> {
+  let k = -2;
+  const chunks = offsets.length - 1;
+  return new ReadableStream<Part>(
+    {
+      pull(controller) {
+        k++;
+        if (k === -1) controller.enqueue({ type: "stream-start", warnings: [] });
+        else if (k === 0) controller.enqueue({ type: "text-start", id: "t0" });
+        else if (k <= chunks)
+          controller.enqueue({ type: "text-delta", id: "t0", delta: text.slice(offsets[k - 1], offsets[k]) });
+        else if (k === chunks + 1) controller.enqueue({ type: "text-end", id: "t0" });
+        else if (k === chunks + 2)
+          controller.enqueue({
+            type: "finish",
+            finishReason: { unified: "stop", raw: "stop" },
+            usage: {
+              inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+              outputTokens: { total: chunks, text: chunks, reasoning: 0 },
+            },
+          });
+        else controller.close();
+      },
     },
-  });
-  return parts;
+    { highWaterMark: 0 },
+  );
 }
 
 const SDK_TOOLS = BENCH_TOOLS.map((t) => ({
@@ -76,14 +99,10 @@ interface Drained {
 }
 
 /** `middleware` over the parts through the AI SDK's mock model, drained; `collect` keeps the text (checks only). */
-async function run(
-  parts: readonly Part[],
-  middleware: LanguageModelMiddleware,
-  collect: boolean,
-): Promise<Drained> {
+async function run(output: Script, middleware: LanguageModelMiddleware, collect: boolean): Promise<Drained> {
   const model = new MockLanguageModelV3({
     doStream: async () => ({
-      stream: simulateReadableStream({ chunks: [...parts], initialDelayInMs: null, chunkDelayInMs: null }),
+      stream: modelStream(output),
     }),
   });
   const wrapped = wrapLanguageModel({ model, middleware });
@@ -133,7 +152,10 @@ function sameCalls(label: string, got: readonly BenchCall[], want: readonly Benc
 const prose = (output: Output): string => output.text.replace(/<tool_call>\n[\s\S]*?\n<\/tool_call>/g, "");
 
 const rows: [string, string, string][] = [];
-const row = (what: string, value: string, note = "") => rows.push([what, value, note]);
+const row = (what: string, value: string, note = "") => {
+  rows.push([what, value, note]);
+  console.log(`${what}: ${value}${note ? ` (${note})` : ""}`);
+};
 const ms = (t: number) => `${t.toFixed(0)} ms`;
 const ratio = (x: number) => `${x.toFixed(1)}×`;
 const verdict = (ok: boolean) => (ok ? "met" : "NOT met");
@@ -141,11 +163,11 @@ const verdict = (ok: boolean) => (ok ? "met" : "NOT met");
 async function main(): Promise<void> {
   console.log(`bench:ai-sdk-middleware — node ${process.version}, seed ${SEED}`);
   const many = generateOutput(SEED, SIZE, MANY_CALLS);
-  const manyParts = streamParts(chunkText(many.text, chunkOffsets(many.text, SEED)));
+  const manyParts = script(many.text, SEED);
   const large = largeArgumentOutput(SEED + 2, LARGE_ARG);
-  const largeParts = streamParts(chunkText(large.text, chunkOffsets(large.text, SEED + 2)));
+  const largeParts = script(large.text, SEED + 2);
   console.log(
-    `(a) ${many.text.length.toLocaleString()} chars, ${many.calls.length.toLocaleString()} calls, ${(manyParts.length - 4).toLocaleString()} chunks of 1–4 chars; (b) one call with a ${(LARGE_ARG / 1000).toFixed(0)} KB argument, ${(largeParts.length - 4).toLocaleString()} chunks`,
+    `(a) ${many.text.length.toLocaleString()} chars, ${many.calls.length.toLocaleString()} calls, ${chunkCount(manyParts).toLocaleString()} chunks of 1–4 chars; (b) one call with a ${(LARGE_ARG / 1000).toFixed(0)} KB argument, ${chunkCount(largeParts).toLocaleString()} chunks`,
   );
 
   // Correctness first: the same calls on every side, and toolbridge's text is the prose alone.
@@ -196,22 +218,25 @@ async function main(): Promise<void> {
   );
 
   const many4 = generateOutput(SEED + 1, 4 * SIZE, MANY_CALLS);
-  const many4Parts = streamParts(chunkText(many4.text, chunkOffsets(many4.text, SEED + 1)));
+  const many4Parts = script(many4.text, SEED + 1);
   const large4 = largeArgumentOutput(SEED + 3, 4 * LARGE_ARG);
-  const large4Parts = streamParts(chunkText(large4.text, chunkOffsets(large4.text, SEED + 3)));
+  const large4Parts = script(large4.text, SEED + 3);
   ok = sameCalls("toolbridge 4×", (await run(many4Parts, TOOLBRIDGE, false)).calls, many4.calls) && ok;
   ok =
     sameCalls("toolbridge 4× argument", (await run(large4Parts, TOOLBRIDGE, false)).calls, large4.calls) &&
     ok;
   const tOurs4 = await median(3, 0, () => run(many4Parts, TOOLBRIDGE, false));
+  const tBare4 = await median(3, 0, () => run(many4Parts, NO_MIDDLEWARE as LanguageModelMiddleware, false));
   const tOursLarge4 = await median(5, 1, () => run(large4Parts, TOOLBRIDGE, false));
   const growthMany = tOurs4 / many4.text.length / (tOurs / many.text.length);
+  const growthBare = tBare4 / many4.text.length / (tBare / many.text.length);
   const growthLarge = tOursLarge4 / large4.text.length / (tOursLarge / large.text.length);
   row(
     "(c) toolbridge 4× output, per-char cost growth",
     ratio(growthMany),
     `${ms(tOurs4)} for ${(many4.text.length / 1e6).toFixed(1)} MB; goal ≤ ${GOAL_LINEAR}×: ${verdict(growthMany <= GOAL_LINEAR)}`,
   );
+  row("(c) the harness alone, 4× output, per-char cost growth", ratio(growthBare), `${ms(tBare4)}`);
   row(
     "(c) toolbridge 4× argument, per-char cost growth",
     ratio(growthLarge),

@@ -1,7 +1,7 @@
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import type { AgentMessage, AgentToolCall } from "../core/agent-message.js";
 import { UnsupportedSettingError } from "../models/model-errors.js";
-import { decodeCallArguments } from "../protocols/decode-call-arguments.js";
+import { readCallInput } from "./read-call-input.js";
 import { fromToolResultOutput } from "./tool-result-output.js";
 
 /**
@@ -38,9 +38,8 @@ export function toAgentMessages(prompt: LanguageModelV3Prompt): AgentMessage[] {
           if (part.type === "text") texts.push(part.text);
           else if (part.type === "reasoning") reasoning.push(part.text);
           else if (part.type === "tool-call" && part.providerExecuted !== true) {
-            const decoded = decodeCallArguments(part.input);
-            if (decoded.ok)
-              calls.push({ id: part.toolCallId, name: part.toolName, arguments: decoded.value });
+            const args = readCallInput(part.input);
+            if (args) calls.push({ id: part.toolCallId, name: part.toolName, arguments: args });
             else texts.push(String(part.input));
           }
         }

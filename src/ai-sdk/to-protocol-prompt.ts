@@ -2,9 +2,9 @@ import type { LanguageModelV3Message, LanguageModelV3Prompt } from "@ai-sdk/prov
 import type { Tool } from "@modelcontextprotocol/server";
 import type { ToolChoice } from "../core/language-model.js";
 import { renderToolCatalogue } from "../models/render-tool-catalogue.js";
-import { decodeCallArguments } from "../protocols/decode-call-arguments.js";
 import type { ToolCallProtocol } from "../protocols/protocol.js";
 import type { ToolCall, ToolResultItem } from "../protocols/types.js";
+import { readCallInput } from "./read-call-input.js";
 import { fromToolResultOutput } from "./tool-result-output.js";
 
 type UserMessage = Extract<LanguageModelV3Message, { role: "user" }>;
@@ -46,8 +46,8 @@ function renderAssistant(message: AssistantMessage, protocol: ToolCallProtocol):
   for (const part of message.content) {
     if (part.type === "text") texts.push(part.text);
     else if (part.type === "tool-call" && part.providerExecuted !== true) {
-      const decoded = decodeCallArguments(part.input);
-      if (decoded.ok) calls.push({ id: part.toolCallId, name: part.toolName, arguments: decoded.value });
+      const args = readCallInput(part.input);
+      if (args) calls.push({ id: part.toolCallId, name: part.toolName, arguments: args });
       else texts.push(String(part.input));
     } else if (part.type !== "tool-result" && part.type !== "tool-call") kept.push(part);
   }

@@ -260,6 +260,40 @@ describe(`toAiSdkTools on ai ${AI_SDK_MAJOR}`, () => {
     });
   });
 
+  it.runIf(AI_SDK_MAJOR === 7)(
+    "ai 7's toolApproval from toAiSdkToolApproval: never is the SDK's denial, ask its request",
+    async () => {
+      const tools = toAiSdkTools(registry, { approval: { save_note: "never", calculator: "ask" } });
+      const scripted = scriptedModel([
+        {
+          calls: [
+            { toolName: "save_note", input: { text: "no" } },
+            { toolName: "calculator", input: { expression: "1+1" } },
+          ],
+        },
+        "Ok.",
+      ]);
+      const before = notes.length;
+      const result = await generateText({
+        model: scripted.model,
+        tools,
+        prompt: "Note, then add.",
+        stopWhen: stepCountIs(2),
+        ...({ toolApproval: toAiSdkToolApproval(tools) } as object),
+      });
+      expect(notes.length).toBe(before);
+      const requests = result.content.filter((p) => p.type === "tool-approval-request") as unknown as Array<{
+        toolCall: { toolName: string };
+        isAutomatic?: boolean;
+      }>;
+      // The denial is the SDK's own (an automatic request answered "no"); the calculator waits for a person.
+      expect(requests.map((r) => [r.toolCall.toolName, r.isAutomatic === true])).toEqual([
+        ["save_note", true],
+        ["calculator", false],
+      ]);
+    },
+  );
+
   it("toAiSdkToolApproval gives ai 7's toolApproval the same policy (ask → user-approval, never → denied)", () => {
     const tools = toAiSdkTools(registry, { approval: { save_note: "ask", calculator: "never" } });
     const approval = toAiSdkToolApproval({

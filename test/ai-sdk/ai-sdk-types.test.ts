@@ -2,24 +2,19 @@
  * What a TypeScript user of `ai` 6 or 7 writes with toolbridge/ai-sdk type-checks against that major's own
  * declarations. toolbridge is compiled against `ai` 6; its declarations name the SDK's types (`LanguageModelMiddleware`,
  * `ToolSet`, `LanguageModelV3`), which resolve to whatever `ai` the user has. So the check is made the way a user's
- * project sees the package: a scratch project inside the `node_modules` of the `ai` under test (the project's own for
- * 6, test/ai-sdk-v7's for 7), with `toolbridge` in its own `node_modules` (package.json and the built dist/, linked
- * in place, so the declarations' `ai` resolves to that major and nothing else).
+ * project sees the package (`createUserProject`): the declarations' `ai` resolves to the major under test alone.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { AI_SDK_MAJOR } from "./helpers/scripted-model.js";
+import { createUserProject } from "./helpers/user-project.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const project = path.join(
-  root,
-  AI_SDK_MAJOR === 7 ? "test/ai-sdk-v7/node_modules" : "node_modules",
-  ".toolbridge-types-probe",
-);
-afterAll(() => rmSync(project, { recursive: true, force: true }));
+const project = createUserProject("toolbridge-types-probe");
+afterAll(() => project.remove());
 
 /** The README's three snippets, and the rest of the API, as a user of this major writes them. */
 const PROBE = `
@@ -49,15 +44,9 @@ export async function run(): Promise<string> {
 
 describe(`toolbridge/ai-sdk's declarations on ai ${AI_SDK_MAJOR}`, () => {
   it("type-check what a user of this major writes", () => {
-    rmSync(project, { recursive: true, force: true });
-    const pkg = path.join(project, "node_modules/toolbridge");
-    mkdirSync(pkg, { recursive: true });
-    const { name, type, exports } = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
-    writeFileSync(path.join(pkg, "package.json"), JSON.stringify({ name, type, exports }));
-    symlinkSync(path.join(root, "dist"), path.join(pkg, "dist"), "dir");
-    writeFileSync(path.join(project, "probe.ts"), PROBE);
+    writeFileSync(path.join(project.dir, "probe.ts"), PROBE);
     writeFileSync(
-      path.join(project, "tsconfig.json"),
+      path.join(project.dir, "tsconfig.json"),
       JSON.stringify({
         extends: path.join(root, "tsconfig.json"),
         // Linked, not resolved to the repository: from here, the declarations see the `ai` under test.
@@ -72,7 +61,7 @@ describe(`toolbridge/ai-sdk's declarations on ai ${AI_SDK_MAJOR}`, () => {
       }),
     );
     const tsc = path.join(root, "node_modules/typescript/bin/tsc");
-    const run = spawnSync(process.execPath, [tsc, "-p", project, "--listFiles"], { encoding: "utf8" });
+    const run = spawnSync(process.execPath, [tsc, "-p", project.dir, "--listFiles"], { encoding: "utf8" });
     const lines = run.stdout.split("\n");
     expect(lines.filter((line) => line.includes("error TS"))).toEqual([]);
     expect(run.status).toBe(0);

@@ -18,6 +18,8 @@ export interface CompletionPlan {
   prefix?: string;
   schema?: GbnfJsonSchema;
   suffix?: string;
+  /** Tokens to generate, when the request's `max_tokens` (or the default 16) would cut the planned value short. */
+  maxTokens?: number;
 }
 
 /** How to answer one `/v1/chat/completions` request: text, or these calls (name chosen by grammar when absent). */
@@ -215,7 +217,7 @@ export async function startLlamaOpenAIServer(options: LlamaServerOptions): Promi
     };
     if (plan.prefix) emit(plan.prefix);
     const generated = await generate(body.prompt + (plan.prefix ?? ""), {
-      maxTokens: body.max_tokens ?? 16,
+      maxTokens: plan.maxTokens ?? body.max_tokens ?? 16,
       ...(plan.schema ? { schema: plan.schema } : { stops }),
       ...(body.seed !== undefined ? { seed: body.seed } : {}),
       onText: emit,
