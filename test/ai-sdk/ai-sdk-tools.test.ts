@@ -230,6 +230,44 @@ describe(`toAiSdkTools on ai ${AI_SDK_MAJOR}`, () => {
       expect(JSON.stringify(resultsSent(scripted.calls[1]).save_note)).toContain("needs a person's approval");
     });
 
+    it("runs only with an approval of that very call: another call's, a refused or a made-up one do not count", async () => {
+      const tools = toAiSdkTools(registry, { approval: ask });
+      const execute = tools.save_note?.execute as (
+        input: unknown,
+        options: object,
+      ) => Promise<{ isError?: boolean }>;
+      const request = (toolCallId: string, approvalId: string) => ({
+        role: "assistant" as const,
+        content: [
+          { type: "tool-call" as const, toolCallId, toolName: "save_note", input: { text: "x" } },
+          { type: "tool-approval-request" as const, approvalId, toolCallId },
+        ],
+      });
+      const answer = (approvalId: string, approved: boolean) => ({
+        role: "tool" as const,
+        content: [{ type: "tool-approval-response" as const, approvalId, approved }],
+      });
+      const before = notes.length;
+      const attempts: ModelMessage[][] = [
+        [],
+        [request("other", "a1"), answer("a1", true)], // approves another call
+        [request("c1", "a1"), answer("a1", false)], // refused
+        [request("c1", "a1"), answer("a2", true)], // an answer to no request of this call
+        [answer("a1", true)], // an answer without the request
+      ];
+      for (const messages of attempts) {
+        const result = await execute({ text: "x" }, { toolCallId: "c1", messages });
+        expect(result.isError).toBe(true);
+      }
+      expect(notes.length).toBe(before);
+      const approved = await execute(
+        { text: "x" },
+        { toolCallId: "c1", messages: [request("c1", "a1"), answer("a1", true)] },
+      );
+      expect(approved.isError).toBeFalsy();
+      expect(notes.length).toBe(before + 1);
+    });
+
     it("needs no approval in a dry run, which reports what it would do and changes nothing", async () => {
       const scripted = scriptedModel([{ calls: [{ toolName: "save_note", input: { text: "dry" } }] }, "Ok."]);
       const before = notes.length;
