@@ -69,7 +69,10 @@ function addUsage(a: LanguageModelV3Usage, b: LanguageModelV3Usage): LanguageMod
   };
 }
 
-/** Whether a turn's calls satisfy a forced choice (the rule of `enforceToolChoice`). */
+/**
+ * Whether a turn's calls satisfy a forced choice: the rule of `enforceToolChoice`, except that a call that could not be
+ * read counts too — the SDK's repair (or its report of the invalid call to the model) takes it from there.
+ */
 function qualifies(choice: ToolChoice, calls: ReadonlyArray<{ toolName: string }>): boolean {
   if (typeof choice === "object") return calls.some((c) => c.toolName === choice.name || c.toolName === "");
   return calls.length > 0;
@@ -92,9 +95,13 @@ function reask(
 }
 
 /** Generated content with its text read through the protocol: calls out of the text, the rest kept in order. */
-function readContent(content: readonly LanguageModelV3Content[], plan: TurnPlan): LanguageModelV3Content[] {
+function readContent(
+  content: readonly LanguageModelV3Content[],
+  plan: TurnPlan,
+  singleCall: boolean,
+): LanguageModelV3Content[] {
   const out: LanguageModelV3Content[] = [];
-  const reader = new ProtocolOutputReader({ ...plan, singleCall: false }, (part) => {
+  const reader = new ProtocolOutputReader({ ...plan, singleCall }, (part) => {
     switch (part.type) {
       case "text-delta":
       case "reasoning-delta": {
@@ -211,7 +218,7 @@ export function toolbridgeToolMiddleware(options: ToolbridgeToolMiddlewareOption
         const result: LanguageModelV3GenerateResult =
           round === 0 ? await doGenerate() : await model.doGenerate(attempt);
         usage = usage ? addUsage(usage, result.usage) : result.usage;
-        const content = readContent(result.content, plan);
+        const content = readContent(result.content, plan, parallel === false);
         const calls = content.filter(
           (c): c is Extract<typeof c, { type: "tool-call" }> => c.type === "tool-call",
         );

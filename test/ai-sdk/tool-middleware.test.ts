@@ -339,17 +339,20 @@ describe(`toolbridgeToolMiddleware on ai ${AI_SDK_MAJOR}`, () => {
     expect(types.indexOf("tool-call")).toBeGreaterThan(types.indexOf("tool-input-end"));
   });
 
-  it("parallelToolCalls: false — one call per turn: the catalogue says so and the turn ends with the first call", async () => {
-    const hermes = getProtocol("hermes");
-    const scripted = scriptedModel([hermes.renderAssistantTurn({ calls: CALLS })]);
-    const model = wrapLanguageModel({
-      model: scripted.model,
-      middleware: toolbridgeToolMiddleware({ protocol: hermes, parallelToolCalls: false }),
-    }) as LanguageModel;
-    const result = await run("stream", { model, tools: weatherTools(), prompt: "Weather?" });
-    expect(result.toolCalls.map((c) => c.input)).toEqual([{ city: "Lima", unit: "celsius" }]);
-    expect(promptText(scripted.calls[0]!)).toContain("at most one function");
-  });
+  it.each(MODES)(
+    "%s: parallelToolCalls false — one call per turn: the catalogue says so and the turn ends with the first call",
+    async (mode) => {
+      const hermes = getProtocol("hermes");
+      const scripted = scriptedModel([hermes.renderAssistantTurn({ calls: CALLS })]);
+      const model = wrapLanguageModel({
+        model: scripted.model,
+        middleware: toolbridgeToolMiddleware({ protocol: hermes, parallelToolCalls: false }),
+      }) as LanguageModel;
+      const result = await run(mode, { model, tools: weatherTools(), prompt: "Weather?" });
+      expect(result.toolCalls.map((c) => c.input)).toEqual([{ city: "Lima", unit: "celsius" }]);
+      expect(promptText(scripted.calls[0]!)).toContain("at most one function");
+    },
+  );
 
   it("a model without tools in the call is left alone", async () => {
     const scripted = scriptedModel(["Plain <b>text</b>."]);
