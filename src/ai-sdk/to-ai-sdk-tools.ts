@@ -22,7 +22,10 @@ export interface AiSdkToolsOptions {
   userId?: string;
   /** Tools with side effects only report what they would do (and so need no approval); read-only tools run. */
   dryRun?: boolean;
-  /** Settings of the executor made for a registry (concurrency, timeouts, output limit, redaction). */
+  /**
+   * Settings of an executor of its own for these tools (concurrency, timeouts, output limit, redaction). Without them a
+   * registry's tools share one executor, made at the first call: limits hold across sets made per request.
+   */
   executor?: ToolExecutorOptions;
 }
 
@@ -141,6 +144,21 @@ function toAiSdkTool(
   return tool;
 }
 
+/** One executor per registry, so that sets made per request still share its limits. */
+const executors = new WeakMap<ToolRegistry, ToolExecutor>();
+
+/**
+ * The executor that runs a registry's tools: the registry's shared one — cooldowns, rate limits and the concurrency
+ * limit hold across every `toAiSdkTools(registry)`, as a web app calling it per request needs — or, with settings of
+ * its own, a new one.
+ */
+function executorFor(registry: ToolRegistry, settings: ToolExecutorOptions | undefined): ToolExecutor {
+  if (settings) return new ToolExecutor(registry, settings);
+  let executor = executors.get(registry);
+  if (!executor) executors.set(registry, (executor = new ToolExecutor(registry)));
+  return executor;
+}
+
 /**
  * The registry's tools — built-ins, configured ones, mounted MCP servers' — as an AI SDK `ToolSet` for
  * `generateText`/`streamText`/agents, run by toolbridge's executor: input validated by its JSON Schema validator,
@@ -152,7 +170,7 @@ function toAiSdkTool(
  * `metadata.annotations`, `_meta`).
  */
 export function toAiSdkTools(source: ToolRegistry | ToolExecutor, options: AiSdkToolsOptions = {}): ToolSet {
-  const executor = source instanceof ToolExecutor ? source : new ToolExecutor(source, options.executor);
+  const executor = source instanceof ToolExecutor ? source : executorFor(source, options.executor);
   const tools: ToolSet = {};
   for (const definition of executor.registry.definitions())
     tools[definition.tool.name] = toAiSdkTool(definition, executor, options);

@@ -155,6 +155,36 @@ describe(`toAiSdkTools on ai ${AI_SDK_MAJOR}`, () => {
     expect(JSON.stringify(result.steps[0]?.toolResults)).not.toContain("ghp_0123456789");
   });
 
+  it("keeps cooldowns across sets made per request: the registry's tools share one executor", async () => {
+    const limited = new ToolRegistry();
+    let runs = 0;
+    limited.register(
+      defineTool({
+        name: "ping",
+        description: "Pings",
+        inputSchema: { type: "object", properties: {} },
+        annotations: { readOnlyHint: true },
+        cooldownMs: 60_000,
+        handler: () => {
+          runs += 1;
+          return "pong";
+        },
+      }),
+    );
+    const call = (tools: ToolSet) => {
+      const execute = tools.ping?.execute as (
+        input: unknown,
+        options: object,
+      ) => Promise<{ isError?: boolean }>;
+      return execute({}, { toolCallId: `c${runs}`, messages: [] });
+    };
+    expect((await call(toAiSdkTools(limited, { userId: "alice" }))).isError).toBeFalsy();
+    const again = await call(toAiSdkTools(limited, { userId: "alice" }));
+    expect(again.isError).toBe(true);
+    expect(JSON.stringify(again)).toContain("cooling down");
+    expect(runs).toBe(1);
+  });
+
   describe('an "ask" tool', () => {
     const ask = { save_note: "ask" } as const;
 
