@@ -44,4 +44,23 @@ describe("import cost", () => {
     expect(packages).not.toContain("node-llama-cpp");
     expect(modules.filter((m) => m.endsWith(".node"))).toEqual([]);
   });
+
+  it("the AI SDK (an optional peer) loads only through toolbridge/ai-sdk", () => {
+    const aiSdk = (packages: Set<string>) =>
+      [...packages].filter((p) => p === "ai" || p.startsWith("@ai-sdk/"));
+    for (const entry of [
+      "dist/index.js",
+      "dist/tools/index.js",
+      "dist/mcp/index.js",
+      "dist/models/llama/index.js",
+    ])
+      expect(aiSdk(packagesIn(loadedBy(entry))), entry).toEqual([]);
+    // Nor does toolbridge/ai-sdk load a native addon: node-llama-cpp waits for the first call of a llama() model.
+    const modules = loadedBy("dist/ai-sdk/index.js");
+    const packages = packagesIn(modules);
+    expect(packages).toContain("ai");
+    for (const heavy of ["better-sqlite3", "node-llama-cpp", "openai", "@anthropic-ai/sdk", "hono"])
+      expect(packages, heavy).not.toContain(heavy);
+    expect(modules.filter((m) => m.endsWith(".node"))).toEqual([]);
+  });
 });
