@@ -4,9 +4,28 @@ import { defaultDbPath } from "../store/default-db-path.js";
 import { SqliteStore, StoreOpenError } from "../store/sqlite-store.js";
 import { CliError } from "./cli-error.js";
 
-/** `--db <file>` resolved against the working directory, or the user's data folder. */
+/** A `--db` value written as a URL (`scheme://…`) rather than a file path. */
+const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+/**
+ * `--db <file>` resolved against the working directory, or the user's data folder. A URL is refused (exit 2): taken as
+ * a path, `postgres://host/app` would become an SQLite file named like the URL, and the user's runs would land in a
+ * stray local file while they believe them to be in their server.
+ */
 export function resolveDbPath(db: string | undefined): string {
+  if (db !== undefined && URL_LIKE.test(db.trim())) {
+    const scheme = db.trim().slice(0, db.trim().indexOf(":")).toLowerCase();
+    throw new CliError(
+      `--db ${redactUrlPassword(db.trim())} is a URL, and this toolbridge keeps its data in an SQLite file: ${scheme === "postgres" || scheme === "postgresql" ? "PostgreSQL is not supported yet" : `"${scheme}" is not a database it can use`}. Nothing was created. Pass a file path (e.g. --db ./toolbridge.db).`,
+      2,
+    );
+  }
   return db ? path.resolve(db) : defaultDbPath();
+}
+
+/** A URL with its password (if any) replaced by `***`, for messages. */
+export function redactUrlPassword(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/?#@]*:)[^@/?#]*@/i, "$1***@");
 }
 
 /** Open the store every command shares; a database that cannot be opened is a usage error (exit 2). */
