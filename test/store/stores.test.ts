@@ -6,6 +6,7 @@ import { InMemoryStore } from "../../src/store/in-memory-store.js";
 import { PostgresDatabase } from "../../src/store/postgres-database.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
 import { createDatabase, dropDatabase, postgresMissing, postgresUrl } from "../helpers/postgres.js";
+import { runMemorySearchContract } from "./memory-search.contract.js";
 import { runStoreContract } from "./run-store.contract.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "tb-stores-"));
@@ -16,18 +17,19 @@ afterAll(async () => {
 });
 let files = 0;
 
-runStoreContract("InMemoryStore", () => new InMemoryStore());
-runStoreContract(
-  "SqliteStore (file)",
-  () => new SqliteStore(path.join(dir, `s${++files}.db`), { synchronous: "normal" }),
-);
+const sqlite = () => new SqliteStore(path.join(dir, `s${++files}.db`), { synchronous: "normal" });
+const postgres = async () => {
+  const url = await createDatabase();
+  databases.push(url);
+  return (await PostgresDatabase.open(url)).store;
+};
 // Skipped only where no PostgreSQL server could be started (test/global-setup.ts says why); CI always has one.
-runStoreContract(
-  "PostgresStore",
-  async () => {
-    const url = await createDatabase();
-    databases.push(url);
-    return (await PostgresDatabase.open(url)).store;
-  },
-  postgresUrl ? undefined : `no PostgreSQL: ${postgresMissing}`,
-);
+const noPostgres = postgresUrl ? undefined : `no PostgreSQL: ${postgresMissing}`;
+
+runStoreContract("InMemoryStore", () => new InMemoryStore());
+runStoreContract("SqliteStore (file)", sqlite);
+runStoreContract("PostgresStore", postgres, noPostgres);
+
+runMemorySearchContract("InMemoryStore", () => new InMemoryStore());
+runMemorySearchContract("SqliteStore (FTS5)", sqlite);
+runMemorySearchContract("PostgresStore (tsvector)", postgres, noPostgres);
