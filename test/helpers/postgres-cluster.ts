@@ -17,7 +17,9 @@ export interface PostgresCluster {
   dataDir: string;
   /** `pg_ctl restart -m fast`: every connection is dropped, the data stays. */
   restart(): void;
+  /** `pg_ctl stop -m fast`, and `start` again on the same port. */
   stop(): void;
+  start(): void;
   /** Stop and delete the folder. */
   destroy(): void;
 }
@@ -117,9 +119,9 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     rmSync(dir, { recursive: true, force: true });
     throw new Error(`pg_ctl start failed: ${describe(lastError)}`);
   }
-  const stop = () => {
+  const stop = (mode = "fast") => {
     try {
-      pgCommand(bin, "pg_ctl", ["-D", dataDir, "-m", "immediate", "-w", "stop"]);
+      pgCommand(bin, "pg_ctl", ["-D", dataDir, "-m", mode, "-w", "stop"]);
     } catch {
       // already stopped
     }
@@ -141,9 +143,10 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
         options(),
         "restart",
       ]),
-    stop,
+    stop: () => stop(),
+    start,
     destroy: () => {
-      stop();
+      stop("immediate");
       rmSync(dir, { recursive: true, force: true });
     },
   };
