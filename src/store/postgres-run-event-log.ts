@@ -9,8 +9,11 @@ interface Queued {
   type: string;
   at: number;
   data: string;
-  /** Whether the event is written by the run's driver (fenced by its epoch) or by anyone (a decision). */
-  fenced: boolean;
+  /**
+   * The epoch this process held on the run when the event was appended: the driver's events are written only while it
+   * is still the run's. Undefined: written by anyone (a decision; a run nobody here holds).
+   */
+  epoch: number | undefined;
   resolve: (seq: number) => void;
   reject: (error: unknown) => void;
 }
@@ -37,7 +40,7 @@ export class PostgresRunEventLog implements RunEventLog {
   readonly #notifications: PostgresNotifications;
   readonly #sql: (text: string) => string;
   readonly #channel: string;
-  readonly #watchers = new Map<string, Set<() => void>>();
+  readonly #watchers = new Map<string, Set<(seq?: number) => void>>();
   #queue: Queued[] = [];
   #committing: Promise<void> | undefined;
   #offNotify: (() => void) | undefined;
@@ -58,14 +61,17 @@ export class PostgresRunEventLog implements RunEventLog {
   }
 
   append(runId: string, event: LoggedEvent): Promise<number> {
-    // Serialized now: the caller may reuse or change its object once append returns. Numbered when committed.
+    // Fenced as of now (a lease lost later still fences it), serialized now (the caller may reuse or change its
+    // object once append returns), numbered when committed.
+    const held = UNFENCED_TYPES.has(event.type) ? undefined : this.#leases.epochOf(runId);
+    if (held === "lost") return Promise.reject(fencedError(runId));
     return new Promise<number>((resolve, reject) => {
       this.#queue.push({
         runId,
         type: event.type,
         at: Date.now(),
         data: JSON.stringify(event),
-        fenced: !UNFENCED_TYPES.has(event.type),
+        epoch: held,
         resolve,
         reject,
       });
@@ -84,15 +90,8 @@ export class PostgresRunEventLog implements RunEventLog {
   }
 
   async #commitQueued(): Promise<void> {
-    const batch = this.#queue;
+    const writable = this.#queue;
     this.#queue = [];
-    // A stale driver's events are dropped here, before anything is sent.
-    const writable: Queued[] = [];
-    for (const row of batch) {
-      const epoch = row.fenced ? this.#leases.epochOf(row.runId) : undefined;
-      if (epoch === "lost") row.reject(fencedError(row.runId));
-      else writable.push(row);
-    }
     if (writable.length === 0) return;
     try {
       const seqs = await this.#db.tx((client) => this.#write(client, writable));
@@ -124,12 +123,9 @@ export class PostgresRunEventLog implements RunEventLog {
       "SELECT pg_advisory_xact_lock(k) FROM (SELECT hashtext($1 || id) AS k FROM unnest($2::text[]) AS id ORDER BY id) s",
       [this.#channel, ids],
     );
-    // The driver's events: the run's epoch must still be the one this process holds. FOR SHARE keeps a takeover
+    // The driver's events: the run's epoch must still be the one this process held. FOR SHARE keeps a takeover
     // (an UPDATE of the row) waiting until this commits, so no event of the old owner lands after it.
-    const fencedIds = ids.filter((id) => {
-      const held = this.#leases.epochOf(id);
-      return typeof held === "number" && (byRun.get(id) ?? []).some((row) => row.fenced);
-    });
+    const fencedIds = ids.filter((id) => (byRun.get(id) ?? []).some((row) => row.epoch !== undefined));
     const current = new Map<string, number>();
     if (fencedIds.length > 0) {
       const { rows: locked } = await client.query(
@@ -153,11 +149,9 @@ export class PostgresRunEventLog implements RunEventLog {
     const datas: string[] = [];
     const notes: string[] = [];
     for (const id of ids) {
-      const held = this.#leases.epochOf(id);
-      const stale = typeof held === "number" && current.has(id) && current.get(id) !== held;
       let seq = last.get(id) ?? 0;
       for (const row of byRun.get(id) ?? []) {
-        if (row.fenced && (stale || held === "lost")) continue;
+        if (row.epoch !== undefined && current.get(id) !== row.epoch) continue;
         seq += 1;
         seqs.set(row, seq);
         runIds.push(id);
@@ -220,17 +214,18 @@ export class PostgresRunEventLog implements RunEventLog {
    * Call `wake()` soon after any instance committed events of the run (a hint: it may come late, twice or not at all,
    * so the caller polls as well). Also called after the LISTEN connection came back, for what was missed meanwhile.
    */
-  watch(runId: string, wake: () => void): () => void {
+  watch(runId: string, wake: (seq?: number) => void): () => void {
     if (!this.#offNotify) {
       this.#offNotify = this.#notifications.on(this.#channel, (payload) => {
-        let runIdOf: unknown;
+        let note: { run_id?: unknown; seq?: unknown };
         try {
-          runIdOf = (JSON.parse(payload) as { run_id?: unknown }).run_id;
+          note = JSON.parse(payload) as typeof note;
         } catch {
           return;
         }
-        const watchers = typeof runIdOf === "string" ? this.#watchers.get(runIdOf) : undefined;
-        if (watchers) for (const w of [...watchers]) w();
+        const watchers = typeof note.run_id === "string" ? this.#watchers.get(note.run_id) : undefined;
+        const seq = typeof note.seq === "number" ? note.seq : undefined;
+        if (watchers) for (const w of [...watchers]) w(seq);
       });
       this.#offReconnect = this.#notifications.onReconnect(() => {
         for (const watchers of this.#watchers.values()) for (const w of [...watchers]) w();

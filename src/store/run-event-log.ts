@@ -31,9 +31,10 @@ export interface RunEventLog {
   /** Commit whatever is queued; resolves when done. */
   flush(): Promise<void>;
   /**
-   * Logs that several processes append to (PostgreSQL) tell of another process's events: `wake()` is called soon after
-   * any process committed events of the run. A hint only (it may come late, twice or never): readers poll as well.
-   * Returns the function that stops it. Absent: only polling sees other processes' events.
+   * Logs that several processes append to (PostgreSQL) tell of another process's events: `wake(seq)` is called soon
+   * after any process committed events of the run, with the last seq committed (undefined: unknown, look). A hint only
+   * (it may come late, twice or never): readers poll as well. Returns the function that stops it. Absent: only
+   * polling sees other processes' events.
    */
-  watch?(runId: string, wake: () => void): () => void;
+  watch?(runId: string, wake: (seq?: number) => void): () => void;
 }

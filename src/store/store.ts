@@ -195,8 +195,16 @@ export interface RunLeases {
   onLost(listener: (runId: string) => void): () => void;
   /** `listener()` when a run may have become claimable (a hint: poll with claimNext as well). */
   onClaimable(listener: () => void): () => void;
-  /** This process's driver of the run has stopped: forget whatever the store kept for it (its lost lease). */
+  /**
+   * This process's driver of the run has stopped: stop renewing its lease (still held when a failure left the run
+   * running, so that another instance takes it over once it expires) and forget that it was lost.
+   */
   forget(runId: string): void;
+  /**
+   * Give up every run this process drives, at once, for another instance to take over (a graceful shutdown): from
+   * then on nothing more is written for them here, and their leases end now instead of expiring later.
+   */
+  handOver(): Promise<void>;
 }
 
 /**

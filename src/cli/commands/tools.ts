@@ -1,12 +1,10 @@
 import type { Command } from "commander";
 import pc from "picocolors";
 import { toolSourceOf } from "../../server/tools-api/tool-source.js";
-import type { SqliteStore } from "../../store/sqlite-store.js";
 import { resultText } from "../../tools/normalize-tool-result.js";
 import type { AnyToolDefinition } from "../../tools/tool-definition.js";
 import { CliError, parseJsonOption, runCommand } from "../cli-error.js";
 import { loadToolSettings } from "../load-tool-settings.js";
-import { openStore, resolveDbPath } from "../open-store.js";
 import { createToolsRuntime } from "../tools-runtime.js";
 
 interface ListOptions {
@@ -45,13 +43,11 @@ export function registerToolsCommand(program: Command): void {
           ...(options.config ? { configPath: options.config } : {}),
           db: options.db,
         });
-        let store: SqliteStore | undefined;
         try {
           // The settings made through `serve`: switched-off tools are listed as such, with the policy in force.
           const { settings } = await loadToolSettings({
             registry: runtime.registry,
-            dbFile: resolveDbPath(options.db),
-            openDb: () => (store ??= openStore(options.db)),
+            database: runtime.database,
             configuredPolicies: runtime.config.mcp?.approvals,
           });
           const all = runtime.registry.definitions({ includeDisabled: true });
@@ -118,7 +114,6 @@ export function registerToolsCommand(program: Command): void {
           return 0;
         } finally {
           await runtime.close();
-          await store?.close();
         }
       }),
     );
@@ -142,12 +137,10 @@ export function registerToolsCommand(program: Command): void {
           ...(options.config ? { configPath: options.config } : {}),
           db: options.db,
         });
-        let store: SqliteStore | undefined;
         try {
           const { settings } = await loadToolSettings({
             registry: runtime.registry,
-            dbFile: resolveDbPath(options.db),
-            openDb: () => (store ??= openStore(options.db)),
+            database: runtime.database,
             configuredPolicies: runtime.config.mcp?.approvals,
           });
           // Calling a tool by name is the person's own explicit action (so `ask` runs), but what was switched off or
@@ -155,7 +148,7 @@ export function registerToolsCommand(program: Command): void {
           const definition = runtime.registry.get(name, { includeDisabled: true });
           if (definition && !settings.enabled(name)) {
             throw new CliError(
-              `The tool "${name}" is switched off in the tool settings of ${resolveDbPath(options.db)}; nothing ran. Switch it on with PATCH /api/tools/${name} {"enabled": true} on \`toolbridge serve\`.`,
+              `The tool "${name}" is switched off in the tool settings of ${runtime.database.label}; nothing ran. Switch it on with PATCH /api/tools/${name} {"enabled": true} on \`toolbridge serve\`.`,
             );
           }
           if (definition && settings.effectivePolicy(definition) === "never") {
@@ -184,7 +177,6 @@ export function registerToolsCommand(program: Command): void {
           return outcome.result.isError ? 1 : 0;
         } finally {
           await runtime.close();
-          await store?.close();
         }
       }),
     );
