@@ -67,6 +67,13 @@ export interface PostgresConnectionOptions {
    * Default 30 s.
    */
   retryForMs?: number;
+  /**
+   * The server ends a session that sits this long inside a transaction (`idle_in_transaction_session_timeout`). Our
+   * transactions send their statements back to back, so only a process that stopped mid-transaction (paused, hung,
+   * cut off) hits it — and its row and advisory locks would otherwise block the instances taking its runs over until
+   * TCP gives up, hours later. Default 10 s.
+   */
+  idleInTransactionTimeoutMs?: number;
 }
 
 export type Queryable = Pick<pg.ClientBase, "query">;
@@ -111,6 +118,7 @@ export class PostgresConnection {
       max: options.maxConnections ?? 10,
       connectionTimeoutMillis: 10_000,
       application_name: "toolbridge",
+      idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? 10_000,
       types: {
         getTypeParser: ((oid: number, format?: "text" | "binary") =>
           parsers[oid] ?? types.getTypeParser(oid, format)) as typeof types.getTypeParser,
@@ -149,6 +157,12 @@ export class PostgresConnection {
       const client = await this.pool.connect();
       let broken: Error | undefined;
       let committing = false;
+      // A checked-out client reports a dropped connection (server restart, idle-in-transaction timeout) as an 'error'
+      // event; unheard, it would end the process. The statement in flight fails with it and is retried.
+      const onError = (error: Error) => {
+        broken = error;
+      };
+      client.on("error", onError);
       try {
         await client.query("BEGIN");
         const result = await body(client);
@@ -165,6 +179,7 @@ export class PostgresConnection {
         }
         throw error;
       } finally {
+        client.off("error", onError);
         // A connection that failed is destroyed, not handed to the next caller.
         client.release(broken);
       }

@@ -93,7 +93,11 @@ export class PostgresDatabase {
     const leaseMs = options.leaseMs ?? 30_000;
     if (!Number.isInteger(leaseMs) || leaseMs < 100)
       throw new RangeError(`leaseMs must be a whole number of milliseconds, 100 or more; got ${leaseMs}.`);
-    const connection = await PostgresConnection.open(url, options);
+    // A process paused inside a transaction must not hold its locks past its lease: others take its runs over then.
+    const connection = await PostgresConnection.open(url, {
+      idleInTransactionTimeoutMs: Math.min(leaseMs, 10_000),
+      ...options,
+    });
     try {
       const version = await connection.tx((client) => migratePostgres(client, schema, redactDbUrl(url)));
       const database = new PostgresDatabase(connection, schema, version, leaseMs);

@@ -40,6 +40,8 @@ export interface ToolCallRequest {
   arguments?: unknown;
   /** Stable id of the call (agent call id, MCP request id). Generated when absent. */
   callId?: string;
+  /** The agent run the call belongs to (handed to the handler as `context.runId`). */
+  runId?: string;
 }
 
 export interface ProgressUpdate {
@@ -224,6 +226,7 @@ export class ToolExecutor {
     const context: ToolContext = {
       signal: controller.signal,
       callId,
+      runId: request.runId,
       userId: options.userId,
       reportProgress: (progress, total, message) => {
         const update: ProgressUpdate = { progress };
