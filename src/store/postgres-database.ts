@@ -41,14 +41,17 @@ export class PostgresDatabase {
   /** The URL with its password hidden: what messages and `store.location` show. */
   readonly location: string;
   #closing: Promise<void> | undefined;
+  readonly #writer: PostgresConnection;
 
   private constructor(
     connection: PostgresConnection,
+    writer: PostgresConnection,
     schema: string,
     schemaVersion: number,
     leaseMs: number,
   ) {
     this.connection = connection;
+    this.#writer = writer;
     this.schemaVersion = schemaVersion;
     this.location = redactDbUrl(connection.url);
     const S = quoteSchema(schema);
@@ -72,6 +75,7 @@ export class PostgresDatabase {
     });
     this.events = new PostgresRunEventLog({
       connection,
+      writer,
       leases: this.leases,
       notifications: this.notifications,
       sql,
@@ -94,17 +98,19 @@ export class PostgresDatabase {
     if (!Number.isInteger(leaseMs) || leaseMs < 100)
       throw new RangeError(`leaseMs must be a whole number of milliseconds, 100 or more; got ${leaseMs}.`);
     // A process paused inside a transaction must not hold its locks past its lease: others take its runs over then.
-    const connection = await PostgresConnection.open(url, {
-      idleInTransactionTimeoutMs: Math.min(leaseMs, 10_000),
-      ...options,
-    });
+    const connectionOptions = { idleInTransactionTimeoutMs: Math.min(leaseMs, 10_000), ...options };
+    const connection = await PostgresConnection.open(url, connectionOptions);
+    let writer: PostgresConnection | undefined;
     try {
       const version = await connection.tx((client) => migratePostgres(client, schema, redactDbUrl(url)));
-      const database = new PostgresDatabase(connection, schema, version, leaseMs);
+      // The event log's appends get a connection of their own (see PostgresRunEventLog).
+      writer = await PostgresConnection.open(url, { ...connectionOptions, maxConnections: 1 });
+      const database = new PostgresDatabase(connection, writer, schema, version, leaseMs);
       // Listening from the start: the channels registered later join the same connection.
       await database.notifications.start();
       return database;
     } catch (error) {
+      await writer?.close().catch(() => {});
       await connection.close().catch(() => {});
       throw error;
     }
@@ -126,6 +132,7 @@ export class PostgresDatabase {
       this.events.stopWatching();
       this.leases.stop();
       await this.notifications.close();
+      await this.#writer.close();
       await this.connection.close();
     })();
     return this.#closing;

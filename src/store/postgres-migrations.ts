@@ -139,11 +139,59 @@ CREATE INDEX notes_search ON {S}.notes USING gin (search);
 CREATE TABLE {S}.run_events (
   run_id text NOT NULL,
   seq bigint NOT NULL,
+  key uuid NOT NULL UNIQUE,
   type text NOT NULL,
   at bigint NOT NULL,
   data json NOT NULL,
   PRIMARY KEY (run_id, seq)
 );
+-- Appends a batch of run events in one statement (one round trip, its own transaction): per run, in run id order, a
+-- transaction-scoped advisory lock (appends to one run take turns on every instance, usable through a
+-- transaction-pooling proxy); the driver's events (epoch given) only while the run's epoch is still theirs — FOR SHARE
+-- keeps a takeover waiting until this commits; numbered after the run's last event; then NOTIFY '{"run_id", "seq"}'
+-- per run (sent at commit). Returns the 1-based position of each event written with its seq; a fenced event is not
+-- returned. Idempotent by the events' keys: a batch sent again after its connection dropped (committed or not, the
+-- sender cannot tell) is found and answered as it was written, never written twice.
+CREATE FUNCTION {S}.append_run_events(
+  channel text, keys uuid[], run_ids text[], epochs bigint[], types text[], ats bigint[], datas json[]
+) RETURNS TABLE (idx bigint, seq bigint) LANGUAGE plpgsql AS $fn$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtext(channel || s.id))
+    FROM (SELECT DISTINCT u.id FROM unnest(run_ids) AS u(id) ORDER BY u.id) AS s;
+  IF EXISTS (SELECT 1 FROM {S}.run_events e WHERE e.key = ANY(keys)) THEN
+    RETURN QUERY
+    SELECT k.ord, e.seq FROM unnest(keys) WITH ORDINALITY AS k(key, ord) JOIN {S}.run_events e ON e.key = k.key;
+    RETURN;
+  END IF;
+  RETURN QUERY
+  WITH input AS (
+    SELECT i.ord AS idx, i.key, i.run_id, i.epoch, i.type, i.at, i.data
+    FROM unnest(keys, run_ids, epochs, types, ats, datas) WITH ORDINALITY AS i(key, run_id, epoch, type, at, data, ord)
+  ),
+  fenced AS (
+    SELECT r.id, r.epoch FROM {S}.runs r
+    WHERE r.id IN (SELECT input.run_id FROM input WHERE input.epoch IS NOT NULL)
+    ORDER BY r.id FOR SHARE
+  ),
+  numbered AS (
+    SELECT a.idx, a.key, a.run_id, a.type, a.at, a.data,
+      COALESCE((SELECT MAX(e.seq) FROM {S}.run_events e WHERE e.run_id = a.run_id), 0)
+        + row_number() OVER (PARTITION BY a.run_id ORDER BY a.idx) AS seq
+    FROM input a LEFT JOIN fenced f ON f.id = a.run_id
+    WHERE a.epoch IS NULL OR a.epoch = f.epoch
+  ),
+  inserted AS (
+    INSERT INTO {S}.run_events (run_id, seq, key, type, at, data)
+    SELECT n.run_id, n.seq, n.key, n.type, n.at, n.data FROM numbered n
+    RETURNING run_events.run_id, run_events.seq
+  ),
+  notified AS (
+    SELECT pg_notify(channel, json_build_object('run_id', i.run_id, 'seq', MAX(i.seq))::text) AS sent
+    FROM inserted i GROUP BY i.run_id
+  )
+  SELECT n.idx, n.seq FROM numbered n WHERE (SELECT count(*) FROM notified) >= 0;
+END
+$fn$;
 CREATE TABLE {S}.mcp_request_states (
   id text PRIMARY KEY,
   used_at timestamptz NOT NULL,

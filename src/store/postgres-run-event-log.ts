@@ -1,10 +1,13 @@
-import type { PostgresConnection, Queryable } from "./postgres-connection.js";
+import { randomUUID } from "node:crypto";
+import type { PostgresConnection } from "./postgres-connection.js";
 import type { PostgresLeases } from "./postgres-leases.js";
 import type { PostgresNotifications } from "./postgres-notifications.js";
 import type { LoggedEvent, RunEventLog, RunEventRecord } from "./run-event-log.js";
 import { RunFencedError } from "./store.js";
 
 interface Queued {
+  /** Makes the append idempotent: a batch resent after a dropped connection is not written twice. */
+  key: string;
   runId: string;
   type: string;
   at: number;
@@ -36,6 +39,8 @@ const UNFENCED_TYPES = new Set(["approval-decided"]);
  */
 export class PostgresRunEventLog implements RunEventLog {
   readonly #db: PostgresConnection;
+  /** A connection of its own for appends: they never wait for the pool that run transactions and reads share. */
+  readonly #writer: PostgresConnection;
   readonly #leases: PostgresLeases;
   readonly #notifications: PostgresNotifications;
   readonly #sql: (text: string) => string;
@@ -48,12 +53,14 @@ export class PostgresRunEventLog implements RunEventLog {
 
   constructor(input: {
     connection: PostgresConnection;
+    writer: PostgresConnection;
     leases: PostgresLeases;
     notifications: PostgresNotifications;
     sql: (text: string) => string;
     channel: string;
   }) {
     this.#db = input.connection;
+    this.#writer = input.writer;
     this.#leases = input.leases;
     this.#notifications = input.notifications;
     this.#sql = input.sql;
@@ -67,6 +74,7 @@ export class PostgresRunEventLog implements RunEventLog {
     if (held === "lost") return Promise.reject(fencedError(runId));
     return new Promise<number>((resolve, reject) => {
       this.#queue.push({
+        key: randomUUID(),
         runId,
         type: event.type,
         at: Date.now(),
@@ -94,7 +102,7 @@ export class PostgresRunEventLog implements RunEventLog {
     this.#queue = [];
     if (writable.length === 0) return;
     try {
-      const seqs = await this.#db.tx((client) => this.#write(client, writable));
+      const seqs = await this.#write(writable);
       for (const row of writable) {
         const seq = seqs.get(row);
         if (seq === undefined) row.reject(fencedError(row.runId));
@@ -106,71 +114,30 @@ export class PostgresRunEventLog implements RunEventLog {
   }
 
   /**
-   * One transaction: take each run's append lock in id order, check the fence of the driver's events, number after
-   * the run's last event, insert, notify.
+   * One transaction, one statement (`append_run_events`, postgres-migrations.ts): take each run's append lock in id
+   * order, check the fence of the driver's events, number after the run's last event, insert, notify.
    */
-  async #write(client: Queryable, rows: Queued[]): Promise<Map<Queued, number>> {
-    const byRun = new Map<string, Queued[]>();
-    for (const row of rows) {
-      let list = byRun.get(row.runId);
-      if (!list) byRun.set(row.runId, (list = []));
-      list.push(row);
-    }
-    const ids = [...byRun.keys()].sort();
-    // Appends to one run take turns on every instance (a transaction-scoped advisory lock: nothing to clean up, and
-    // usable through a transaction-pooling proxy). Taken in id order, so two batches cannot deadlock.
-    await client.query(
-      "SELECT pg_advisory_xact_lock(k) FROM (SELECT hashtext($1 || id) AS k FROM unnest($2::text[]) AS id ORDER BY id) s",
-      [this.#channel, ids],
-    );
-    // The driver's events: the run's epoch must still be the one this process held. FOR SHARE keeps a takeover
-    // (an UPDATE of the row) waiting until this commits, so no event of the old owner lands after it.
-    const fencedIds = ids.filter((id) => (byRun.get(id) ?? []).some((row) => row.epoch !== undefined));
-    const current = new Map<string, number>();
-    if (fencedIds.length > 0) {
-      const { rows: locked } = await client.query(
-        this.#sql("SELECT id, epoch FROM {S}.runs WHERE id = ANY($1::text[]) ORDER BY id FOR SHARE"),
-        [fencedIds],
-      );
-      for (const r of locked) current.set(String(r.id), Number(r.epoch));
-    }
-    const { rows: lasts } = await client.query(
+  async #write(rows: Queued[]): Promise<Map<Queued, number>> {
+    // Its own transaction; retried when the connection drops (the keys make a second try harmless).
+    const written = await this.#writer.query(
       this.#sql(
-        "SELECT run_id, MAX(seq) AS seq FROM {S}.run_events WHERE run_id = ANY($1::text[]) GROUP BY run_id",
+        "SELECT idx, seq FROM {S}.append_run_events($1, $2::uuid[], $3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::json[])",
       ),
-      [ids],
+      [
+        this.#channel,
+        rows.map((r) => r.key),
+        rows.map((r) => r.runId),
+        rows.map((r) => r.epoch ?? null),
+        rows.map((r) => r.type),
+        rows.map((r) => r.at),
+        rows.map((r) => r.data),
+      ],
     );
-    const last = new Map(lasts.map((r) => [String(r.run_id), Number(r.seq)]));
     const seqs = new Map<Queued, number>();
-    const runIds: string[] = [];
-    const seqColumn: number[] = [];
-    const types: string[] = [];
-    const ats: number[] = [];
-    const datas: string[] = [];
-    const notes: string[] = [];
-    for (const id of ids) {
-      let seq = last.get(id) ?? 0;
-      for (const row of byRun.get(id) ?? []) {
-        if (row.epoch !== undefined && current.get(id) !== row.epoch) continue;
-        seq += 1;
-        seqs.set(row, seq);
-        runIds.push(id);
-        seqColumn.push(seq);
-        types.push(row.type);
-        ats.push(row.at);
-        datas.push(row.data);
-      }
-      if (seq !== (last.get(id) ?? 0)) notes.push(JSON.stringify({ run_id: id, seq }));
+    for (const w of written) {
+      const row = rows[Number(w.idx) - 1];
+      if (row) seqs.set(row, Number(w.seq));
     }
-    if (runIds.length === 0) return seqs;
-    await client.query(
-      this.#sql(
-        `INSERT INTO {S}.run_events (run_id, seq, type, at, data)
-         SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::json[])`,
-      ),
-      [runIds, seqColumn, types, ats, datas],
-    );
-    await client.query("SELECT pg_notify($1, note) FROM unnest($2::text[]) AS note", [this.#channel, notes]);
     return seqs;
   }
 
