@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -215,5 +216,29 @@ describe.skipIf(!postgresUrl)("PostgresRunEventLog (several instances on one dat
       "run-resumed",
       "approval-decided",
     ]);
+  });
+
+  it("writes a batch sent again (its connection dropped, committed or not) once, answering with the same seqs", async () => {
+    const url = await postgresDatabase();
+    const a = await openPostgres(url);
+    const append = (keys: string[]) =>
+      a.connection.query(
+        "SELECT idx, seq FROM toolbridge.append_run_events($1, $2::uuid[], $3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::json[])",
+        [
+          "toolbridge_events",
+          keys,
+          keys.map(() => "run_a"),
+          keys.map(() => null),
+          keys.map(() => "text-delta"),
+          keys.map(() => 1),
+          keys.map((k) => JSON.stringify({ type: "text-delta", k })),
+        ],
+      );
+    const keys = [randomUUID(), randomUUID()];
+    const first = await append(keys);
+    expect(await append(keys)).toEqual(first);
+    expect(first.map((r) => Number(r.seq))).toEqual([1, 2]);
+    expect((await a.events.list("run_a")).map((r) => r.seq)).toEqual([1, 2]);
+    expect(await a.events.append("run_a", { type: "run-finished" })).toBe(3);
   });
 });
