@@ -138,7 +138,7 @@ export class PostgresLeases implements RunLeases {
     }
   }
 
-  async claimNext(owner: string): Promise<RunRecord | undefined> {
+  async claimNext(owner: string, withOption?: string): Promise<RunRecord | undefined> {
     const at = new Date().toISOString();
     const row = await this.#connection.tx(async (client) => {
       const { rows } = await client.query(
@@ -147,14 +147,15 @@ export class PostgresLeases implements RunLeases {
              lease_until = now() + $2::interval, resumable = false, updated_at = $3
            FROM (
              SELECT id FROM {S}.runs
-             WHERE (resumable AND status = 'paused') OR (status = 'running' AND lease_until < now())
+             WHERE ((resumable AND status = 'paused') OR (status = 'running' AND lease_until < now()))
+               AND ($4::text IS NULL OR options::jsonb ? $4)
              ORDER BY updated_at LIMIT 1
              FOR UPDATE SKIP LOCKED
            ) c
            WHERE r.id = c.id
            RETURNING r.*`,
         ),
-        [owner, this.interval, at],
+        [owner, this.interval, at, withOption ?? null],
       );
       return rows[0] as Row | undefined;
     });

@@ -273,3 +273,16 @@ describe.skipIf(!postgresUrl)("PostgresDatabase across a restart of the server",
     }
   });
 });
+
+describe.skipIf(!postgresUrl)("PostgresStore leases: whose runs are claimed", () => {
+  it("claims only runs whose options hold the key it asks for (the server's, not the CLI's)", async () => {
+    const url = await database();
+    const a = await instance(url);
+    await a.store.createRun({ ...newRun("cli"), options: { cli: { model: "replay:x" } } });
+    await a.store.createRun({ ...newRun("api"), options: { server: { model: "default" } } });
+    for (const id of ["cli", "api"]) await a.store.updateRun(id, { status: "paused", owner: null });
+    expect((await a.leases.claimNext("b:1", "server"))?.id).toBe("api");
+    expect(await a.leases.claimNext("b:1", "server")).toBeUndefined();
+    expect((await a.leases.claimNext("b:1"))?.id).toBe("cli");
+  });
+});

@@ -188,9 +188,11 @@ export interface RunLeases {
   /**
    * Claim one run that needs a driver, skipping rows other instances are claiming (`FOR UPDATE SKIP LOCKED`): a paused
    * run with nothing pending any more (`resumable`, set by the decision that left nothing pending), or a running run
-   * whose owner's lease expired. Resolves to the run as claimed (`running`, owner `owner`), or undefined.
+   * whose owner's lease expired. `withOption`: only runs whose `options` hold this key — those a driver of this kind
+   * started and can rebuild (the server's runs, not the CLI's). Resolves to the run as claimed (`running`, owner
+   * `owner`), or undefined.
    */
-  claimNext(owner: string): Promise<RunRecord | undefined>;
+  claimNext(owner: string, withOption?: string): Promise<RunRecord | undefined>;
   /** `listener(runId)` when this process lost a run's lease: another instance took it over. Returns the unsubscribe. */
   onLost(listener: (runId: string) => void): () => void;
   /** `listener()` when a run may have become claimable (a hint: poll with claimNext as well). */

@@ -74,6 +74,9 @@ export interface RunServiceOptions {
   onError?: (error: unknown) => void;
 }
 
+/** The key of a run's `options` under which the service keeps what it needs to rebuild the run's agent. */
+const SERVER_OPTION = "server";
+
 /** What a run started by the service keeps in its record, so another process can rebuild its agent. */
 interface ServerRunMetadata {
   model: string;
@@ -173,7 +176,7 @@ export class RunService {
         conversationId,
         signal,
         ...(input.limits ? { limits: input.limits } : {}),
-        metadata: { server: metadata },
+        metadata: { [SERVER_OPTION]: metadata },
       }),
     );
     // The run's record exists once it emitted run-started; a run that fails before that rejects here.
@@ -451,7 +454,8 @@ export class RunService {
       do {
         this.#sweepAgain = false;
         while (!this.#closed) {
-          const run = await leases.claimNext(RUN_OWNER).catch((error: unknown) => {
+          // Only the runs a run service started (it can rebuild their agent): a CLI run is resumed by the CLI.
+          const run = await leases.claimNext(RUN_OWNER, SERVER_OPTION).catch((error: unknown) => {
             (this.#options.onError ?? defaultOnError)(error);
             return undefined;
           });
@@ -538,7 +542,7 @@ export class RunService {
   }
 
   #agentForRun(run: RunRecord): Promise<Agent> {
-    const stored = (run.options as { server?: Partial<ServerRunMetadata> }).server;
+    const stored = run.options[SERVER_OPTION] as Partial<ServerRunMetadata> | undefined;
     const model =
       stored?.model && this.models.names().includes(stored.model) ? stored.model : this.models.defaultName;
     return this.#agent({ model, ...(stored?.toolChoice ? { toolChoice: stored.toolChoice } : {}) });
@@ -600,11 +604,11 @@ export class RunService {
 
   #resumeIfIdle(run: RunRecord): void {
     if (this.#closed || this.#live.has(run.id) || activeRuns.has(run.id)) return;
-    // With leases, claiming a resumable run (or one whose owner's lease expired) is the sweep's alone: a resume here
-    // and the sweep (woken by the same decision's notification) must not both claim it. Only a run left running by
-    // nobody (a failure released it) is not the sweep's.
+    // With leases, claiming a resumable run of the service (or one whose owner's lease expired) is the sweep's alone:
+    // a resume here and the sweep (woken by the same decision's notification) must not both claim it. A run left
+    // running by nobody (a failure released it) or started by the CLI is not the sweep's.
     const leases = this.store.leases;
-    if (leases && !(run.status === "running" && run.owner === null)) {
+    if (leases && SERVER_OPTION in run.options && !(run.status === "running" && run.owner === null)) {
       void this.#sweepOnce(leases);
       return;
     }
