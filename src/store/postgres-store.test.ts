@@ -286,3 +286,33 @@ describe.skipIf(!postgresUrl)("PostgresStore leases: whose runs are claimed", ()
     expect((await a.leases.claimNext("b:1"))?.id).toBe("cli");
   });
 });
+
+describe.skipIf(!postgresUrl)("PostgresConversationEraser", () => {
+  it("deletes a conversation's messages (and their search entries), runs, steps, calls and approvals, keeping the audit log", async () => {
+    const url = await database();
+    const db = await instance(url);
+    await db.store.createRun(newRun("r1"));
+    await db.store.recordTurn(turn("r1", [pendingCall("x", 0)]));
+    await db.store.decideToolCalls("r1", [{ callId: "x", decision: "approved", by: "ann" }]);
+    await db.store.createRun({
+      ...newRun("r2"),
+      conversationId: "c_other",
+      messages: [{ role: "user", content: "hello" }],
+    });
+    await db.events.append("r1", { type: "run-started" });
+    expect((await db.store.searchMemory("hello")).map((h) => h.conversationId).sort()).toEqual([
+      "c_other",
+      "c_r1",
+    ]);
+
+    expect(await db.conversations.erase("c_r1")).toEqual(["r1"]);
+    await db.events.deleteRuns(["r1"]);
+    expect(await db.store.getRun("r1")).toBeUndefined();
+    expect(await db.store.listMessages("c_r1")).toEqual([]);
+    expect(await db.store.listToolCalls("r1")).toEqual([]);
+    expect(await db.events.list("r1")).toEqual([]);
+    expect((await db.store.searchMemory("hello")).map((h) => h.conversationId)).toEqual(["c_other"]);
+    expect((await db.store.listAudit("r1")).map((e) => e.action)).toEqual(["approve"]);
+    expect(await db.conversations.erase("c_r1")).toEqual([]);
+  });
+});

@@ -56,7 +56,10 @@ export interface RunServiceOptions {
     AgentOptions,
     "model" | "tools" | "store" | "approval" | "onEvent" | "toolChoice" | "redact" | "maxObservationChars"
   >;
-  /** Deletes a conversation's records (SqliteConversationEraser); without it, DELETE of a conversation is refused. */
+  /**
+   * Deletes a conversation's records (SqliteConversationEraser, PostgresConversationEraser); without it, DELETE of a
+   * conversation is refused.
+   */
   conversations?: { erase(conversationId: string): Promise<string[]> };
   /**
    * How often a subscriber of a run this process does not drive reads the log (another process on the same database
@@ -387,7 +390,7 @@ export class RunService {
         `Conversation ${conversationId} has a run in progress (${busy}); cancel it (POST /api/runs/${busy}/cancel) first.`,
       );
     if (!this.#options.conversations)
-      throw conflict("This server's store cannot delete conversations (only the SQLite store can).");
+      throw conflict("This server's store cannot delete conversations (it was given no eraser).");
     const runIds = await this.#options.conversations.erase(conversationId);
     await this.events.deleteRuns(runIds);
     return { conversationId, deletedRuns: runIds };
