@@ -1,5 +1,14 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -60,11 +69,51 @@ function pgCommand(bin: string, program: string, args: string[]): void {
   execFileSync(command, argv, { stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 });
 }
 
+const PREFIX = "tb-pg-";
+/** Written into each cluster's folder: the process that started it, so a later run can tell an orphan. */
+const OWNER_FILE = "started-by.pid";
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Stop and delete the clusters of test runs that were killed before their teardown (their starting process is gone),
+ * so that they do not pile up. Clusters of runs still alive — other test runs on this machine — are left alone.
+ */
+export function removeOrphanedClusters(bin = postgresBinDir()): void {
+  if (!bin) return;
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith(PREFIX)) continue;
+    const dir = path.join(tmpdir(), name);
+    let owner: number;
+    try {
+      owner = Number(readFileSync(path.join(dir, OWNER_FILE), "utf8"));
+    } catch {
+      continue;
+    }
+    if (!Number.isInteger(owner) || owner <= 0 || alive(owner)) continue;
+    try {
+      pgCommand(bin, "pg_ctl", ["-D", path.join(dir, "data"), "-m", "immediate", "-w", "stop"]);
+    } catch {
+      // not running
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Start a cluster; throws (with PostgreSQL's own message) when it cannot. */
 export async function startPostgresCluster(): Promise<PostgresCluster> {
   const bin = postgresBinDir();
   if (!bin) throw new Error("PostgreSQL's server programs (initdb, pg_ctl) are not installed");
-  const dir = mkdtempSync(path.join(tmpdir(), "tb-pg-"));
+  removeOrphanedClusters(bin);
+  const dir = mkdtempSync(path.join(tmpdir(), PREFIX));
+  writeFileSync(path.join(dir, OWNER_FILE), String(process.pid));
   const dataDir = path.join(dir, "data");
   if (asRoot) {
     const ids = execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim();
