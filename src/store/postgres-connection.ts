@@ -118,6 +118,8 @@ export class PostgresConnection {
       max: options.maxConnections ?? 10,
       connectionTimeoutMillis: 10_000,
       application_name: "toolbridge",
+      // A connection silently cut (a network partition, no RST) is found by TCP keepalive, not hours later.
+      keepAlive: true,
       idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? 10_000,
       types: {
         getTypeParser: ((oid: number, format?: "text" | "binary") =>
@@ -203,7 +205,7 @@ export class PostgresConnection {
   /** A dedicated client (not from the pool), e.g. for LISTEN. */
   newClient(): pg.Client {
     const { Client } = loadPg();
-    return new Client({ connectionString: this.url, application_name: "toolbridge-listen" });
+    return new Client({ connectionString: this.url, application_name: "toolbridge-listen", keepAlive: true });
   }
 
   async close(): Promise<void> {

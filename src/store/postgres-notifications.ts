@@ -46,7 +46,9 @@ export class PostgresNotifications {
     if (!handlers) {
       handlers = new Set();
       this.#handlers.set(channel, handlers);
-      this.#client?.query(`LISTEN ${quoteChannel(channel)}`).catch(() => this.#lost());
+      // A LISTEN that fails means the connection is going: ending it makes the loop reconnect and LISTEN again.
+      const client = this.#client;
+      client?.query(`LISTEN ${quoteChannel(channel)}`).catch(() => client.end().catch(() => {}));
     }
     handlers.add(handler);
     return () => handlers.delete(handler);

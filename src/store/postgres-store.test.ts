@@ -109,17 +109,18 @@ describe.skipIf(!postgresUrl)("PostgresDatabase", () => {
 describe.skipIf(!postgresUrl)("PostgresStore leases", () => {
   it("keeps a run while the heartbeat renews it; once it stops, another instance takes it over and the old owner writes nothing", async () => {
     const url = await database();
-    const a = await instance(url, { leaseMs: 300 });
-    const b = await instance(url, { leaseMs: 300 });
+    // Long enough that a busy machine does not stall the heartbeat (every third of it) past the lease.
+    const a = await instance(url, { leaseMs: 1500 });
+    const b = await instance(url, { leaseMs: 1500 });
     await a.store.createRun(newRun("r1", "a:1"));
-    // Three lease lengths with A's heartbeat running: B finds nothing to take.
-    await sleep(900);
+    // Two lease lengths with A's heartbeat running: B finds nothing to take.
+    await sleep(3000);
     expect(await b.leases.claimNext("b:1")).toBeUndefined();
     expect(await b.store.claimRun("r1", "b:1", ["running"], "a:1")).toBe(false);
 
     // A stops renewing, as a paused process or one cut off from the database would.
     a.leases.stop();
-    await sleep(400);
+    await sleep(1700);
     const taken = await b.leases.claimNext("b:1");
     expect(taken).toMatchObject({ id: "r1", status: "running", owner: "b:1" });
 
@@ -140,13 +141,12 @@ describe.skipIf(!postgresUrl)("PostgresStore leases", () => {
   it("tells the owner when its heartbeat finds the run taken over", async () => {
     const url = await database();
     const a = await instance(url, { leaseMs: 300 });
-    const b = await instance(url, { leaseMs: 300 });
     await a.store.createRun(newRun("r1", "a:1"));
     const lost: string[] = [];
     a.leases.onLost((runId) => lost.push(runId));
-    // Expired by hand (as if A had been paused), then taken by B before A's next beat.
-    await adminQuery("UPDATE toolbridge.runs SET lease_until = now() - interval '1 second'", url);
-    expect((await b.leases.claimNext("b:1"))?.id).toBe("r1");
+    // Taken over while A still beats (as a claim after an expiry A did not notice does it: owner and epoch move on).
+    // Done in SQL, at once: an expiry by hand would race A's heartbeat, which renews every 100 ms.
+    await adminQuery("UPDATE toolbridge.runs SET owner = 'b:1', epoch = epoch + 1", url);
     await expect.poll(() => lost, { timeout: 2000 }).toEqual(["r1"]);
     await expect(a.store.updateRun("r1", { activeMs: 1 })).rejects.toThrow(/taken over by another instance/);
   });

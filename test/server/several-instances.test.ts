@@ -242,10 +242,11 @@ describe.skipIf(!postgresUrl)(
       const db = await createDatabase();
       databases.push(db);
       const files = scenarioFiles([
-        { calls: [{ name: "slow_step", arguments: { ms: 2500 } }] },
+        { calls: [{ name: "slow_step", arguments: { ms: 3000 } }] },
         { text: "Done on B." },
       ]);
-      const [a, b] = await Promise.all([serve(db, files, 1000), serve(db, files, 1000)]);
+      // 2 s: long enough that B's heartbeat, on a busy machine, keeps its lease once it took the run over.
+      const [a, b] = await Promise.all([serve(db, files, 2000), serve(db, files, 2000)]);
       const { runId } = (await postJson(`${a.url}/api/runs`, { message: "slow" })).body as { runId: string };
       await until("the slow tool to start on A", () => files.ran().find((r) => r.phase === "start"));
       a.child.kill("SIGSTOP");
