@@ -15,10 +15,11 @@
  * Goal (issue 31): 0 lost, 0 duplicated, 0 double, 0 unapproved, p99 < 50 ms on loopback.
  * Run: npm run build && npm run bench:scale   (BENCH_RUNS=250 per instance; BENCH_PG_URL to use a running server)
  *
- * Measured (2 CPUs shared with seven other engineers' test runs, load average 22–26, Node 20, PostgreSQL 15):
- * 500 runs in 61 s = 8.2 runs/s; 22,600 events on 1,000 SSE streams; live latency p50 110 ms, p99 3.5 s;
- * 0 lost, 0 duplicated, 0 double executions, 0 unapproved executions (900 handler runs, 100 denials). The latency
- * is the machine's: one run alone at load average 18 gives p50 25 ms, p99 95 ms; an append is one round trip.
+ * Measured (2 CPUs shared with seven other engineers' test runs, load average 14–26, Node 20, PostgreSQL 15), four
+ * times: 500 runs in 61–74 s = 6.7–8.2 runs/s; 22,600 events on 1,000 SSE streams; live latency p50 110–140 ms,
+ * p99 3.0–3.7 s; 0 lost, 0 duplicated, 0 double executions, 0 unapproved executions (900 handler runs, 100 denials)
+ * every time. The latency is the machine's: 2 × 25 runs give p50 97 ms, p99 420 ms; one run alone p50 25 ms,
+ * p99 95 ms (an append is one round trip).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
