@@ -105,7 +105,7 @@ async function executeClaimedCall(input: {
     if (env.userId !== undefined) options.userId = env.userId;
     if (env.dryRun) options.dryRun = true;
     outcome = await env.executor.execute(
-      { name: call.name, arguments: call.arguments, callId: call.id },
+      { name: call.name, arguments: call.arguments, callId: call.id, runId: call.runId },
       options,
     );
   } catch (error) {

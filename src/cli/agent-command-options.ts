@@ -96,7 +96,10 @@ export function addAgentOptions(command: Command): Command {
     .option("--allow <tools>", "only these tools (comma-separated names or * patterns) are offered")
     .option("--local-only", "offer no open-world (network) tools")
     .option("--system <text>", "system prompt")
-    .option("--db <file>", "SQLite database (default: the user data dir's toolbridge/toolbridge.db)")
+    .option(
+      "--db <file|url>",
+      "SQLite file or postgres:// URL (default: $TOOLBRIDGE_DB_URL, the config's db, else the user data dir's toolbridge/toolbridge.db)",
+    )
     .option("-c, --config <file>", "config file (default: ./toolbridge.config.json when present)")
     .option(
       "--tools-module <file>",

@@ -2,12 +2,13 @@ import path from "node:path";
 import { type Agent, createAgent } from "../agent/create-agent.js";
 import type { RunLimits } from "../agent/limits.js";
 import type { ToolChoice } from "../core/language-model.js";
-import type { SqliteStore } from "../store/sqlite-store.js";
+import type { Store } from "../store/store.js";
 import type { ApprovalPolicy } from "../tools/approval-policy.js";
 import { cliApprovalPolicy } from "./cli-approval-policy.js";
 import { CliError } from "./cli-error.js";
 import { createCliModel } from "./create-cli-model.js";
 import { checkModelSettings, type ModelSettings } from "./model-options.js";
+import type { LazyDatabase } from "./open-store.js";
 import type { Runtime } from "./runtime.js";
 import { loadToolsModule } from "./tools-module.js";
 import { createToolsRuntime } from "./tools-runtime.js";
@@ -34,7 +35,7 @@ export interface CliAgentSettings {
 
 export interface CliAgent {
   agent: Agent;
-  store: SqliteStore;
+  store: Store;
   runtime: Runtime;
   modelSettings: ModelSettings;
   /** How tools reach the model: natively or through a text protocol (undefined for the replay model). */
@@ -76,19 +77,21 @@ export function modelSettingsOf(settings: CliAgentSettings): ModelSettings {
 /** Build the agent the CLI uses, from settings (fresh from flags, or read back from a stored run). */
 export async function createCliAgent(
   settings: CliAgentSettings,
-  store: SqliteStore,
+  database: LazyDatabase,
   limits?: Partial<RunLimits>,
   extras: CliAgentExtras = {},
 ): Promise<CliAgent> {
   const modelSettings = modelSettingsOf(settings);
   checkModelSettings(modelSettings);
-  // The memory tools read and write the run's own store (the caller's to close).
+  // The memory tools read and write the run's own database (the caller's to close).
   const runtime = await createToolsRuntime({
     ...(settings.config ? { configPath: settings.config } : {}),
-    store,
+    database,
   });
   const close = () => runtime.close();
   try {
+    const opened = await database.open();
+    const store = opened.store;
     if (settings.toolsModule)
       runtime.registry.registerAll(await loadToolsModule(settings.toolsModule, settings.toolsModuleSha256));
     // What a person set through `serve` holds here too: switched-off tools are not offered, policies are kept.
@@ -113,7 +116,7 @@ export async function createCliAgent(
         requireApproval: new Set(settings.requireApproval ?? []),
         autoApprove: settings.autoApprove === true,
       }),
-      traceDir: store.location === ":memory:" ? undefined : path.join(path.dirname(store.location), "traces"),
+      traceDir: opened.traceDir,
     } as Parameters<typeof createAgent>[0]);
     checkToolChoice(modelSettings.toolChoice, agent);
     return {

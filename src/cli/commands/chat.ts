@@ -16,7 +16,7 @@ import { type CliAgent, createCliAgent } from "../create-cli-agent.js";
 import { bundledModelIntro, isBundledModel } from "../default-model.js";
 import { createLoadProgress } from "../load-progress.js";
 import { type ModelSettings, modelLabel } from "../model-options.js";
-import { openExistingStore, openStore } from "../open-store.js";
+import { configuredDb, LazyDatabase, resolveDbLocation } from "../open-store.js";
 import { asCliError } from "../run-output.js";
 
 interface ChatCommandOptions extends AgentCommandOptions {
@@ -45,7 +45,11 @@ export function registerChatCommand(program: Command): void {
       const settings = cliAgentSettings(options, "chat");
       const limits = cliRunLimits(options);
       // Continuing a conversation only reads: a database that is not there is reported, not created empty.
-      const store = options.conversation ? openExistingStore(options.db) : openStore(options.db);
+      const database = new LazyDatabase(
+        resolveDbLocation({ db: options.db, configDb: configuredDb(options.config) }),
+      );
+      const store = (await (options.conversation ? database.openExisting(options.db) : database.open()))
+        .store;
       const alwaysAllowed = new Set<string>();
       const out = process.stdout;
       const model = settings.model as ModelSettings;
@@ -61,7 +65,7 @@ export function registerChatCommand(program: Command): void {
           );
         }
         try {
-          cli = await createCliAgent(settings, store, limits, {
+          cli = await createCliAgent(settings, database, limits, {
             onLoadProgress: (p) => progress.update(p),
             approval: (call) => (alwaysAllowed.has(call.name) ? "always" : undefined),
           });
@@ -106,7 +110,7 @@ export function registerChatCommand(program: Command): void {
       } finally {
         reader?.close();
         await cli?.close();
-        await store.close();
+        await database.close();
       }
     }),
   );

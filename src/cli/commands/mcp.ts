@@ -2,8 +2,8 @@ import type { Command } from "commander";
 import { mcpApprovalsFromConfig } from "../../mcp/mcp-approvals.js";
 import { describeMcpServerStatus, stderrMountLogger } from "../../mcp/mcp-cli-support.js";
 import { serveMcpOverStdio } from "../../mcp/serve-mcp-stdio.js";
-import { McpApprovalLedger } from "../../store/mcp-approval-ledger.js";
 import { runCommand } from "../cli-error.js";
+import { mcpApprovalStoreSource } from "../open-store.js";
 import { loadToolsModule } from "../tools-module.js";
 import { createToolsRuntime } from "../tools-runtime.js";
 
@@ -46,11 +46,11 @@ export function registerMcpCommand(program: Command): void {
           // change made there reaches this client as `notifications/tools/list_changed`.
           const settings = await runtime.withToolSettings({ follow: true });
           // Approvals: single-use state and the signing key live in the database, so restarts keep refusing replays.
-          // It is opened when a gated tool is first asked for or settings are there to read: serving only ungated tools
-          // creates no database.
+          // An SQLite file is opened when a gated tool is first asked for or settings are there to read: serving only
+          // ungated tools creates no database.
           const approvals = mcpApprovalsFromConfig(
             { ...runtime.config.mcp, approvals: settings.approval },
-            () => new McpApprovalLedger(runtime.openStore().db),
+            await mcpApprovalStoreSource(runtime.database),
           );
           const served = await serveMcpOverStdio({
             registry: runtime.registry,

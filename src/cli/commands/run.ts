@@ -10,14 +10,17 @@ import { runCommand } from "../cli-error.js";
 import { type CliAgent, createCliAgent, modelSettingsOf } from "../create-cli-agent.js";
 import { createLoadProgress } from "../load-progress.js";
 import { modelLabel } from "../model-options.js";
-import { openStore } from "../open-store.js";
+import { configuredDb, LazyDatabase, resolveDbLocation } from "../open-store.js";
 import { asCliError, describeEvent, printRunView } from "../run-output.js";
 
 /** `toolbridge run <prompt>`: one run through the agent loop; progress on stderr, the answer (or JSON) on stdout. */
 async function runPrompt(prompt: string, options: AgentCommandOptions): Promise<number> {
   const settings = cliAgentSettings(options, "run");
   const limits = cliRunLimits(options);
-  const store = openStore(options.db);
+  const database = new LazyDatabase(
+    resolveDbLocation({ db: options.db, configDb: configuredDb(options.config) }),
+  );
+  const store = (await database.open()).store;
   let cli: CliAgent | undefined;
   try {
     // GGUF load progress on stderr, so stdout keeps only the answer (or the JSON).
@@ -27,7 +30,7 @@ async function runPrompt(prompt: string, options: AgentCommandOptions): Promise<
     try {
       cli = await createCliAgent(
         settings,
-        store,
+        database,
         limits,
         progress ? { onLoadProgress: (p) => progress.update(p) } : {},
       );
@@ -46,7 +49,7 @@ async function runPrompt(prompt: string, options: AgentCommandOptions): Promise<
     throw asCliError(error);
   } finally {
     await cli?.close();
-    await store.close();
+    await database.close();
   }
 }
 

@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { mcpApprovalsFromConfig } from "../../mcp/mcp-approvals.js";
 import { describeMcpServerStatus, stderrMountLogger } from "../../mcp/mcp-cli-support.js";
@@ -7,14 +6,9 @@ import { listPendingApprovals } from "../../server/runs-api/pending-approvals.js
 import { RunService } from "../../server/runs-api/run-service.js";
 import { describeServedRoutes } from "../../server/served-routes.js";
 import { ServerConfigError, startServer } from "../../server/start-server.js";
-import { McpApprovalLedger } from "../../store/mcp-approval-ledger.js";
-import { SqliteConversationEraser } from "../../store/sqlite-conversation-eraser.js";
-import { SqliteConversationTitles } from "../../store/sqlite-conversation-titles.js";
-import { SqliteRunEventLog } from "../../store/sqlite-run-event-log.js";
-import type { SqliteStore } from "../../store/sqlite-store.js";
 import type { ApprovalPolicyConfig } from "../../tools/approval-policy.js";
 import { CliError, runCommand } from "../cli-error.js";
-import { resolveDbPath } from "../open-store.js";
+import { type LazyDatabase, mcpApprovalStoreSource } from "../open-store.js";
 import type { Runtime } from "../runtime.js";
 import { serveModelCatalog } from "../serve-models.js";
 import { loadToolsModule } from "../tools-module.js";
@@ -71,8 +65,8 @@ export function registerServeCommand(program: Command): void {
     )
     .option("-c, --config <file>", "config file (default: ./toolbridge.config.json when present)")
     .option(
-      "--db <file>",
-      "database for the memory tools and the MCP approval state, shared by instances (default: the user's data folder)",
+      "--db <file|url>",
+      "database of runs, memory, tool settings and MCP approval state: an SQLite file, or a postgres:// URL that several instances share (default: $TOOLBRIDGE_DB_URL, the config's db, else the user's data folder)",
     )
     .option("--verbose", "also log the stderr of mounted MCP servers")
     .addHelpText(
@@ -102,8 +96,13 @@ export function registerServeCommand(program: Command): void {
           ...(options.config ? { configPath: options.config } : {}),
           mcpLogger: logger,
         });
+        // Everything kept lives in the database, shared by every instance on it. An SQLite file is opened at its
+        // first use (serving without changing anything creates none); PostgreSQL now, so that an unreachable server
+        // stops the start with its reason.
+        const database = runtime.database;
         let runs: RunService | undefined;
         try {
+          if (database.location.kind === "postgres") await database.open();
           const builtinTools = new Set(
             runtime.registry
               .definitions({ includeDisabled: true })
@@ -115,17 +114,14 @@ export function registerServeCommand(program: Command): void {
           // change (serving without changing anything creates no database). Followed, so another instance's changes
           // (or one made while this one runs) apply here too.
           const settings = await runtime.withToolSettings({ follow: true });
-          // Approvals: single-use state and the signing key live in the database, shared by every instance on it;
-          // opened when a gated tool is first asked for.
           const approvals = mcpApprovalsFromConfig(
             { ...runtime.config.mcp, approvals: settings.approval },
-            () => new McpApprovalLedger(runtime.openStore().db),
+            await mcpApprovalStoreSource(database),
           );
           // OpenAI-compatible /v1: the config's named models (+ the default model), else the bundled demo model.
           const models = serveModelCatalog({ config: runtime.config, configFile: runtime.configFile });
           // Runs API and WebSocket (/api/runs, /api/conversations, /ws) on the same models and tool settings.
-          runs = models ? createServeRuns(runtime, models, settings.approval, runtime.openStore) : undefined;
-          const dbFile = resolveDbPath(options.db);
+          runs = models ? createServeRuns(runtime, models, settings.approval, database) : undefined;
           const service = runs;
           const server = await startServer({
             ...(service
@@ -134,7 +130,7 @@ export function registerServeCommand(program: Command): void {
                     service,
                     // The pending calls of every run on the database (also `toolbridge run`'s); none before it exists.
                     pendingApprovals: async () =>
-                      existsSync(dbFile) ? listPendingApprovals(service.store) : [],
+                      database.exists() ? listPendingApprovals(service.store) : [],
                   },
                 }
               : {}),
@@ -155,8 +151,9 @@ export function registerServeCommand(program: Command): void {
             if (error instanceof ServerConfigError) throw new CliError(error.message, 2);
             throw error;
           });
-          // Runs a dead process left running are resumed; a database that does not exist yet has none.
-          if (runs && existsSync(resolveDbPath(options.db))) await runs.recover();
+          // Runs a dead process left running are resumed; a database that does not exist yet has none. On PostgreSQL
+          // this instance also takes over, from now on, the runs other instances leave (see RunService.recover).
+          if (runs && database.exists()) await runs.recover();
           for (const status of runtime.mcpServers.status()) logger.info?.(describeMcpServerStatus(status));
           // The first line's "on <url> " is what scripts (and the tests) wait for.
           process.stdout.write(
@@ -173,6 +170,7 @@ export function registerServeCommand(program: Command): void {
           await server.close();
           return 0;
         } finally {
+          // On PostgreSQL the runs this instance drives are handed to the others (RunService.close).
           await runs?.close();
           await runtime.close();
         }
@@ -189,42 +187,20 @@ function createServeRuns(
   runtime: Runtime,
   models: ModelCatalog,
   approval: ApprovalPolicyConfig,
-  openDb: () => SqliteStore,
+  database: LazyDatabase,
 ): RunService {
-  let parts:
-    | {
-        store: SqliteStore;
-        events: SqliteRunEventLog;
-        conversations: NonNullable<ConstructorParameters<typeof RunService>[0]["conversations"]>;
-      }
-    | undefined;
-  const open = () => {
-    if (!parts) {
-      const store = openDb();
-      const eraser = new SqliteConversationEraser(store.db);
-      const titles = new SqliteConversationTitles(store.db);
-      parts = {
-        store,
-        events: new SqliteRunEventLog(store.db),
-        conversations: {
-          erase: (id) => eraser.erase(id),
-          unfinishedRuns: (id) => eraser.unfinishedRuns(id),
-          titles: (ids) => titles.titles(ids),
-          rename: (id, title) => titles.rename(id, title),
-        },
-      };
-    }
-    return parts;
-  };
-  const service = new RunService({
+  // PostgreSQL was opened at the start; an SQLite file opens here, at its first use.
+  const open = () => database.opened ?? database.openSqliteNow();
+  return new RunService({
     models,
     approval,
     store: lazily(() => open().store),
     events: lazily(() => open().events),
     conversations: lazily(() => open().conversations),
     executor: runtime.executor,
+    // Once the database is open, a run's record is written before its id is answered: any instance can then read it.
+    recordBeforeAnswer: () => database.opened !== undefined,
   });
-  return service;
 }
 
 /** An object whose methods open `target()` at their first call: listing tools must not create a database. */

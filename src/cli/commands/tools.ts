@@ -6,7 +6,6 @@ import { CallGate } from "../../tools/call-gate.js";
 import { resultText } from "../../tools/normalize-tool-result.js";
 import type { AnyToolDefinition } from "../../tools/tool-definition.js";
 import { CliError, parseJsonOption, runCommand } from "../cli-error.js";
-import { resolveDbPath } from "../open-store.js";
 import { loadToolsModule } from "../tools-module.js";
 import { createToolsRuntime } from "../tools-runtime.js";
 
@@ -137,7 +136,7 @@ async function callTool(name: string, options: CallOptions): Promise<number> {
       { decision: "approved", dryRun: options.dryRun === true },
     );
     if (answer.action === "refuse") {
-      const where = `on \`toolbridge serve\` (tool settings in ${resolveDbPath(options.db)})`;
+      const where = `on \`toolbridge serve\` (tool settings in ${runtime.database.label})`;
       const fix =
         answer.reason === "switched-off"
           ? ` Switch it on with PATCH /api/tools/${name} {"enabled": true} ${where}.`
