@@ -3,13 +3,15 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { CLI_MAIN, runCli } from "../helpers/run-cli.js";
+import { CLI_MAIN, REPO_ROOT, runCli } from "../helpers/run-cli.js";
 
 // Issue 14, item 6: `mcp` and `serve` offer the tools `tools list` shows, the memory tools included, and like
 // `tools list` they open no database until a memory tool is called.
 const dir = mkdtempSync(path.join(tmpdir(), "tb-same-tools-"));
 const db = path.join(dir, "memory.db");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+/** Tools from a module (`--tools-module`): the same on every command that offers tools. */
+const TOOLS_MODULE = path.join(REPO_ROOT, "test/web/fixtures/web-tools.mjs");
 
 const children: ChildProcessWithoutNullStreams[] = [];
 afterEach(() => {
@@ -61,16 +63,23 @@ function toolNames(result: unknown): string[] {
 }
 
 describe("mcp, serve and tools list offer the same tools", { timeout: 120_000 }, () => {
-  const listed = () => {
-    const list = runCli(["tools", "list", "--json", "--db", db], { cwd: dir });
+  const listed = (...more: string[]) => {
+    const list = runCli(["tools", "list", "--json", "--db", db, ...more], { cwd: dir });
     expect(list.status).toBe(0);
     return toolNames(JSON.parse(list.stdout));
   };
 
-  it("mcp (JSON-RPC lines over stdio) lists what tools list lists, memory tools included", async () => {
-    const expected = listed();
-    expect(expected).toEqual(expect.arrayContaining(["memory_search", "note_save"]));
-    const child = start(["mcp", "--db", db]);
+  it.each([
+    ["memory tools included", [], ["memory_search", "note_save"]],
+    [
+      "with --tools-module, its tools included",
+      ["--tools-module", TOOLS_MODULE],
+      ["write_note", "plan_trip"],
+    ],
+  ])("mcp (JSON-RPC lines over stdio) lists what tools list lists, %s", async (_, more, included) => {
+    const expected = listed(...more);
+    expect(expected).toEqual(expect.arrayContaining(included));
+    const child = start(["mcp", "--db", db, ...more]);
     const answer = lineMatching(child, (line) => {
       const message = JSON.parse(line) as { id?: number; result?: unknown };
       return message.id === 2 ? message.result : undefined;
