@@ -6,6 +6,7 @@ import {
   type ScanStatus,
 } from "./json-scanner.js";
 import { isWs, partialMarkerSuffix } from "./match-pattern.js";
+import { readSteps, type Step } from "./read-steps.js";
 import type { EngineContext, FeedResult, Region } from "./stream-engine.js";
 import { TextPieces } from "./text-pieces.js";
 
@@ -74,9 +75,6 @@ export interface CallBodyConfig {
 }
 
 type Phase = "lead" | "value" | "trail" | "skip";
-
-/** Where to read on (the phase may have changed), or what `feed` answers. */
-type Step = number | FeedResult;
 
 const FENCE = "```";
 const MAX_SKIPPED_RAW = 4096;
@@ -190,12 +188,7 @@ export class CallBodyRegion implements Region, JsonScanHooks {
 
   /** Reads on from `from` phase after phase until a phase answers. */
   private readOn(text: string, from: number, final: boolean): FeedResult {
-    let i = from;
-    for (;;) {
-      const step = this.readPhase(text, i, final);
-      if (typeof step !== "number") return step;
-      i = step;
-    }
+    return readSteps(from, (i) => this.readPhase(text, i, final));
   }
 
   /** Reads from `i` in the current phase: where to go on (the phase may have changed), or what to answer. */

@@ -1,6 +1,7 @@
 import { readCallArguments } from "../decode-call-arguments.js";
 import { coerceArgumentsBySchema } from "./coerce-by-schema.js";
 import { isWs, partialMarkerSuffix } from "./match-pattern.js";
+import { readSteps, type Step } from "./read-steps.js";
 import type { EngineContext, FeedResult, Region } from "./stream-engine.js";
 import { decodeTextValue, propertySchema } from "./text-value-codec.js";
 
@@ -81,9 +82,6 @@ const HEAD_NAME_OK = /^[^\s<>"'`{}()[\],;=]+$/;
 
 type Probe = "yes" | "partial" | "no";
 
-/** Where to read on (the state may have changed), or what `feed` answers. */
-type Step = number | FeedResult;
-
 function skipWs(text: string, i: number): number {
   let j = i;
   while (j < text.length && isWs(text.charCodeAt(j))) j++;
@@ -162,12 +160,7 @@ export class TaggedCallRegion implements Region {
 
   feed(text: string, from: number, final: boolean): FeedResult {
     if (this.delegate) return this.delegate.feed(text, from, final);
-    let i = from;
-    for (;;) {
-      const step = this.step(text, i, final);
-      if (typeof step !== "number") return step;
-      i = step;
-    }
+    return readSteps(from, (i) => this.step(text, i, final));
   }
 
   /** Reads from `i` in the current state: where to go on (the state may have changed), or what to answer. */

@@ -1,5 +1,6 @@
 import { JsonScanner } from "../core/json-scanner.js";
 import { isWs, partialMarkerSuffix } from "../core/match-pattern.js";
+import { readSteps, type Step } from "../core/read-steps.js";
 import { dropRule } from "../core/reasoning-region.js";
 import { resultToText } from "../core/render-helpers.js";
 import type { EngineContext, FeedResult, Region } from "../core/stream-engine.js";
@@ -44,8 +45,6 @@ function probe(text: string, at: number, marker: string, final: boolean): Probe 
  * The tool-calls section: `<|tool_call_begin|>id<|tool_call_argument_begin|>{json}<|tool_call_end|>`, repeated,
  * until the section end. The call id names the function; the arguments are JSON, read leniently.
  */
-/** Where to read on (the state may have changed), or what `feed` answers. */
-type Step = number | FeedResult;
 
 class KimiCallsRegion implements Region {
   private state: "between" | "id" | "args" | "argsTrail" | "skip" = "between";
@@ -65,12 +64,7 @@ class KimiCallsRegion implements Region {
   }
 
   feed(text: string, from: number, final: boolean): FeedResult {
-    let i = from;
-    for (;;) {
-      const step = this.step(text, i, final);
-      if (typeof step !== "number") return step;
-      i = step;
-    }
+    return readSteps(from, (i) => this.step(text, i, final));
   }
 
   /** Reads from `i` in the current state: where to go on (the state may have changed), or what to answer. */
