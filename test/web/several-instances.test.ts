@@ -170,13 +170,17 @@ describe.skipIf(!available)(
       const chat = (serve: ServeProcess) =>
         `${serve.url}/chat/${encodeURIComponent(conversationOfFirstTest)}`;
       const onA = await openPage(browser, chat(a));
+      // The conversation is on the page (as a person sees it) before the next message goes into it.
+      await until("the first run's answer on A", () =>
+        onA.page.getByText("Both notes are written.").isVisible(),
+      );
       await onA.page.getByRole("textbox", { name: "Message" }).fill("now wait a while");
       await onA.page.getByRole("button", { name: "Send" }).click();
       const waiting = (page: Page) => page.getByRole("group", { name: "wait_a_while", exact: true });
-      await phaseOf(waiting(onA.page), "running");
       // A started the run and runs its tool (no approval needed): A drives it.
-      await until("the tool to start", () => ran().length === 1);
+      await until("the tool to start", () => ran().length === 1, 30_000);
       expect(ran()).toEqual([{ tool: "wait_a_while", args: { seconds: 60 }, pid: a.child.pid }]);
+      await phaseOf(waiting(onA.page), "running");
 
       const onB = await openPage(browser, chat(b));
       await phaseOf(waiting(onB.page), "running");
