@@ -1,7 +1,6 @@
 import type { Tool } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { AgentMessage, AgentToolCall } from "../../core/agent-message.js";
-import type { ToolChoice } from "../../core/language-model.js";
 import { decodeCallArguments } from "../../protocols/decode-call-arguments.js";
 import { badRequest } from "../http-error.js";
 import type { TurnRequest } from "./model-turn.js";
@@ -11,10 +10,11 @@ import {
   functionToolFields,
   isObject,
   modelField,
-  namedTool,
   parseV1Body,
   positiveInteger,
+  readToolChoice,
   shown,
+  type ToolChoiceShape,
   textContent,
   toTools,
 } from "./parse-request-fields.js";
@@ -177,44 +177,19 @@ function messagesOf(parsed: readonly ParsedMessage[]): AgentMessage[] {
   });
 }
 
+/** Chat Completions' `tool_choice`: its parts nested under `function` and `allowed_tools`. */
+const CHAT_TOOL_CHOICE: ToolChoiceShape = {
+  functionPart: (raw) =>
+    isObject(raw.function) ? { part: raw.function, path: "tool_choice.function" } : undefined,
+  allowedPart: (raw) =>
+    isObject(raw.allowed_tools) ? { part: raw.allowed_tools, path: "tool_choice.allowed_tools" } : undefined,
+  listedTool: (tool) => ({ part: isObject(tool) ? tool.function : undefined, path: ".function" }),
+  forms:
+    '"none", "auto", "required", {"type": "function", "function": {"name": "…"}} or an allowed_tools choice',
+};
+
 /** tool_choice → ours; `allowed_tools` narrows `tools` to the listed ones. Default: auto with tools, none without. */
-function toolChoiceOf(raw: unknown, tools: Tool[]): { choice: ToolChoice; tools: Tool[] } {
-  if (raw === undefined || raw === null) return { choice: tools.length ? "auto" : "none", tools };
-  if (raw === "none" || raw === "auto") return { choice: raw, tools };
-  if (raw === "required") {
-    if (!tools.length)
-      throw badRequest('tool_choice "required" needs at least one tool in `tools`.', "tool_choice");
-    return { choice: "required", tools };
-  }
-  if (isObject(raw) && raw.type === "function" && isObject(raw.function))
-    return { choice: { name: namedTool(raw.function.name, tools, "tool_choice.function.name") }, tools };
-  if (isObject(raw) && raw.type === "allowed_tools" && isObject(raw.allowed_tools)) {
-    const allowed = raw.allowed_tools;
-    if (!Array.isArray(allowed.tools) || allowed.tools.length === 0)
-      throw badRequest(
-        "`tool_choice.allowed_tools.tools` must list at least one tool.",
-        "tool_choice.allowed_tools.tools",
-      );
-    const names = allowed.tools.map((t, i) =>
-      namedTool(
-        isObject(t) && isObject(t.function) ? t.function.name : undefined,
-        tools,
-        `tool_choice.allowed_tools.tools[${i}].function.name`,
-      ),
-    );
-    const mode = allowed.mode ?? "auto";
-    if (mode !== "auto" && mode !== "required")
-      throw badRequest(
-        '`tool_choice.allowed_tools.mode` must be "auto" or "required".',
-        "tool_choice.allowed_tools.mode",
-      );
-    return { choice: mode, tools: tools.filter((t) => names.includes(t.name)) };
-  }
-  throw badRequest(
-    'tool_choice must be "none", "auto", "required", {"type": "function", "function": {"name": "…"}} or an allowed_tools choice.',
-    "tool_choice",
-  );
-}
+const toolChoiceOf = (raw: unknown, tools: Tool[]) => readToolChoice(raw, tools, CHAT_TOOL_CHOICE);
 
 /**
  * Validate a chat completions body and convert it. Everything is checked here, before any response header is sent;

@@ -1,5 +1,6 @@
 import type { Tool } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import type { ToolChoice } from "../../core/language-model.js";
 import { badRequest, HttpError } from "../http-error.js";
 import { paramPath } from "../param-path.js";
 
@@ -173,4 +174,56 @@ export function namedTool(name: unknown, tools: readonly Tool[], param: string):
       param,
     );
   return name;
+}
+
+/**
+ * Where an API's `tool_choice` keeps its parts: Chat Completions nests them (`{type: "function", function: {name}}`,
+ * `{type: "allowed_tools", allowed_tools: {mode, tools: [{function: {name}}]}}`), Responses does not
+ * (`{type: "function", name}`, `{type: "allowed_tools", mode, tools: [{name}]}`).
+ */
+export interface ToolChoiceShape {
+  /** The part of `{type: "function", …}` holding `name`, and its path; undefined when the choice holds none. */
+  functionPart(raw: Json): { part: Json; path: string } | undefined;
+  /** The part of `{type: "allowed_tools", …}` holding `mode` and `tools`, and its path; undefined when none. */
+  allowedPart(raw: Json): { part: Json; path: string } | undefined;
+  /** The part of a listed tool holding its name, and the path below `tools[i]` (`.function`). */
+  listedTool(tool: unknown): { part: unknown; path: string };
+  /** The accepted forms, for the refusal of any other. */
+  forms: string;
+}
+
+/**
+ * `tool_choice` → ours, the same rules for either API: `none`/`auto`/`required`, a named tool, or `allowed_tools`
+ * narrowing `tools` to the listed ones. Default: auto with tools, none without.
+ */
+export function readToolChoice(
+  raw: unknown,
+  tools: Tool[],
+  shape: ToolChoiceShape,
+): { choice: ToolChoice; tools: Tool[] } {
+  if (raw === undefined || raw === null) return { choice: tools.length ? "auto" : "none", tools };
+  if (raw === "none" || raw === "auto") return { choice: raw, tools };
+  if (raw === "required") {
+    if (!tools.length)
+      throw badRequest('tool_choice "required" needs at least one tool in `tools`.', "tool_choice");
+    return { choice: "required", tools };
+  }
+  const fn = isObject(raw) && raw.type === "function" ? shape.functionPart(raw) : undefined;
+  if (fn) return { choice: { name: namedTool(fn.part.name, tools, `${fn.path}.name`) }, tools };
+  const allowed = isObject(raw) && raw.type === "allowed_tools" ? shape.allowedPart(raw) : undefined;
+  if (allowed) {
+    const { part, path } = allowed;
+    if (!Array.isArray(part.tools) || part.tools.length === 0)
+      throw badRequest(`\`${path}.tools\` must list at least one tool.`, `${path}.tools`);
+    const names = part.tools.map((t, i) => {
+      const listed = shape.listedTool(t);
+      const name = isObject(listed.part) ? listed.part.name : undefined;
+      return namedTool(name, tools, `${path}.tools[${i}]${listed.path}.name`);
+    });
+    const mode = part.mode ?? "auto";
+    if (mode !== "auto" && mode !== "required")
+      throw badRequest(`\`${path}.mode\` must be "auto" or "required".`, `${path}.mode`);
+    return { choice: mode, tools: tools.filter((t) => names.includes(t.name)) };
+  }
+  throw badRequest(`tool_choice must be ${shape.forms}.`, "tool_choice");
 }

@@ -1,7 +1,6 @@
 import type { Tool } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { AgentMessage, AgentToolCall } from "../../../core/agent-message.js";
-import type { ToolChoice } from "../../../core/language-model.js";
 import { decodeCallArguments } from "../../../protocols/decode-call-arguments.js";
 import { badRequest } from "../../http-error.js";
 import type { TurnRequest } from "../model-turn.js";
@@ -12,11 +11,12 @@ import {
   isObject,
   type Json,
   modelField,
-  namedTool,
   optionalString,
   parseV1Body,
   positiveInteger,
+  readToolChoice,
   shown,
+  type ToolChoiceShape,
   textContent,
   toTools,
   withCode,
@@ -250,33 +250,16 @@ function messagesOf(items: readonly InputItem[], instructions: string | undefine
   return messages;
 }
 
+/** The Responses API's `tool_choice`: its parts flat on the choice. */
+const RESPONSES_TOOL_CHOICE: ToolChoiceShape = {
+  functionPart: (raw) => ({ part: raw, path: "tool_choice" }),
+  allowedPart: (raw) => ({ part: raw, path: "tool_choice" }),
+  listedTool: (tool) => ({ part: tool, path: "" }),
+  forms: '"none", "auto", "required", {"type": "function", "name": "…"} or {"type": "allowed_tools", …}',
+};
+
 /** Responses `tool_choice`: `none`/`auto`/`required`, `{type: "function", name}`, or `allowed_tools` narrowing `tools`. */
-function toolChoiceOf(raw: unknown, tools: Tool[]): { choice: ToolChoice; tools: Tool[] } {
-  if (raw === undefined || raw === null) return { choice: tools.length ? "auto" : "none", tools };
-  if (raw === "none" || raw === "auto") return { choice: raw, tools };
-  if (raw === "required") {
-    if (!tools.length)
-      throw badRequest('tool_choice "required" needs at least one tool in `tools`.', "tool_choice");
-    return { choice: "required", tools };
-  }
-  if (isObject(raw) && raw.type === "function")
-    return { choice: { name: namedTool(raw.name, tools, "tool_choice.name") }, tools };
-  if (isObject(raw) && raw.type === "allowed_tools") {
-    if (!Array.isArray(raw.tools) || raw.tools.length === 0)
-      throw badRequest("`tool_choice.tools` must list at least one tool.", "tool_choice.tools");
-    const names = raw.tools.map((t, i) =>
-      namedTool(isObject(t) ? t.name : undefined, tools, `tool_choice.tools[${i}].name`),
-    );
-    const mode = raw.mode ?? "auto";
-    if (mode !== "auto" && mode !== "required")
-      throw badRequest('`tool_choice.mode` must be "auto" or "required".', "tool_choice.mode");
-    return { choice: mode, tools: tools.filter((t) => names.includes(t.name)) };
-  }
-  throw badRequest(
-    'tool_choice must be "none", "auto", "required", {"type": "function", "name": "…"} or {"type": "allowed_tools", …}.',
-    "tool_choice",
-  );
-}
+const toolChoiceOf = (raw: unknown, tools: Tool[]) => readToolChoice(raw, tools, RESPONSES_TOOL_CHOICE);
 
 /**
  * Validate a Responses API body and convert it, before any header is sent. Stateless: every request carries its whole
