@@ -17,6 +17,13 @@ export interface EntryRunSettings {
   /** Time for one entry, every re-ask included. */
   timeoutMs: number;
   maxTokens?: number;
+  /** Sampling temperature for every turn (the CLI's default is 0: greedy, as benchmarks are run). */
+  temperature?: number;
+  /**
+   * `auto` (default, as BFCL asks): the model decides whether to call. `required` forces a call on every entry (so the
+   * irrelevance categories cannot pass): a way to measure argument quality alone.
+   */
+  toolChoice?: "auto" | "required";
 }
 
 /** One entry's outcome, as the report and its journal keep it. */
@@ -183,9 +190,10 @@ export async function runEntry(input: {
         {
           messages,
           tools,
-          toolChoice: "auto",
+          toolChoice: settings.toolChoice ?? "auto",
           signal,
           ...(settings.maxTokens !== undefined ? { maxTokens: settings.maxTokens } : {}),
+          ...(settings.temperature !== undefined ? { sampling: { temperature: settings.temperature } } : {}),
         },
         {
           onText: () => {},
