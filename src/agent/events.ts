@@ -15,7 +15,8 @@ export interface PendingCall {
 export type AgentEvent = { runId: string; at: number } & (
   | { type: "run-started"; conversationId: string; model: string }
   | { type: "run-resumed"; step: number }
-  | { type: "step-started"; step: number }
+  /** `tools`: the tools offered this turn, when a tool selection picks them per turn. */
+  | { type: "step-started"; step: number; tools?: string[] }
   | { type: "text-delta"; step: number; text: string }
   | { type: "reasoning-delta"; step: number; text: string }
   | { type: "call-started"; step: number; callId: string; name: string }

@@ -207,6 +207,7 @@ function createServeRuns(
   const service = new RunService({
     models,
     approval,
+    ...(runtime.config.toolSelection ? { agent: { toolSelection: runtime.config.toolSelection } } : {}),
     store: lazily(() => open().store),
     events: lazily(() => open().events),
     conversations: lazily(() => open().eraser),
