@@ -35,6 +35,7 @@ export function createEvalProgress(stream: NodeJS.WriteStream, totalTodo: number
   let label = "";
   let header = "";
   let entries = 0;
+  let todo = 0;
   let done = 0;
   let passed = 0;
   let askedOverall = 0;
@@ -45,22 +46,27 @@ export function createEvalProgress(stream: NodeJS.WriteStream, totalTodo: number
     const left = totalTodo - askedOverall;
     const eta = askedOverall > 0 ? formatDuration((elapsed / askedOverall) * left) : "…";
     const share = entries ? done / entries : 1;
-    const rate = done ? `${Math.round((passed / done) * 100)}% passed` : "";
-    spinner.text = `${header}${label} ${progressBar(share)} ${done}/${entries} ${rate} · ETA ${eta}`;
+    const asked = done - (entries - todo);
+    const rate = asked > 0 ? ` ${Math.round((passed / asked) * 100)}% passed` : "";
+    const text = `${header}${label} ${progressBar(share)} ${done}/${entries}${rate} · ETA ${eta}`;
+    // One line: a spinner whose text wraps redraws badly. A terminal that reports no width is taken as 80 wide.
+    const width = (stream.columns || 80) - 3;
+    spinner.text = text.length > width ? `${text.slice(0, width - 1)}…` : text;
   };
   return {
-    variant(name, index, count, total, todo) {
+    variant(name, index, count, total, fresh) {
       label = name;
       header = count > 1 ? `[${index + 1}/${count}] ` : "";
       entries = total;
-      done = total - todo;
+      todo = fresh;
+      done = total - fresh;
       passed = 0;
       if (tty) {
         spinner ??= ora({ text: "", stream, discardStdin: false }).start();
         draw();
       } else {
         stream.write(
-          `${header}${name}: ${total} entries${todo < total ? ` (${total - todo} resumed)` : ""}…\n`,
+          `${header}${name}: ${total} entries${fresh < total ? ` (${total - fresh} resumed)` : ""}…\n`,
         );
       }
     },
