@@ -7,6 +7,7 @@ import type { EvalReport } from "../../src/eval/eval-report.js";
 import type { EntryResult } from "../../src/eval/run-entry.js";
 import { writeTestModel } from "../../src/models/gguf/make-test-model.js";
 import { CLI_MAIN, runCli } from "../helpers/run-cli.js";
+import { type LlamaServer, startLlamaOpenAIServer } from "../models/helpers/llama-openai-server.js";
 
 // `toolbridge eval` as a user runs it (the built bin): on a generated tiny GGUF, on the bundled demo model (one format
 // and a sweep), and against `toolbridge serve`'s own /v1. Entries are few (--limit): the figures of full runs are in
@@ -271,5 +272,82 @@ describe("toolbridge eval against toolbridge serve's own /v1", { timeout: 300_00
     const summary = lines.find((l) => l.type === "summary") as unknown as { label: string; entries: number };
     expect(summary.label).toBe("native tools (as configured)");
     expect(summary.entries).toBe(6);
+  });
+});
+
+/** The CLI in a child process without blocking this one (which serves the backend it talks to). */
+function evalAsync(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI_MAIN, "eval", ...args], {
+      cwd: dir,
+      env: { ...process.env, NO_COLOR: "1", ...env },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.once("exit", (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+describe("toolbridge eval against OpenAI-compatible chat and /v1/completions servers", {
+  timeout: 300_000,
+}, () => {
+  let backend: LlamaServer | undefined;
+  afterAll(async () => {
+    await backend?.close();
+  });
+
+  it("native tools over chat (grammar-bound calls: all schema-valid), text protocols over completions (no native, no grammar variants)", async () => {
+    backend = await startLlamaOpenAIServer({ modelPath: tiny });
+    const chat = await evalAsync([
+      "--base-url",
+      backend.baseURL,
+      "--model-name",
+      "tiny",
+      "--category",
+      "simple,live_multiple",
+      "--limit",
+      "2",
+      "--json",
+    ]);
+    expect(chat.status, chat.stderr).toBe(0);
+    const chatEntries = jsonLines(chat.stdout).filter((l) => l.type === "entry") as unknown as EntryLine[];
+    expect(chatEntries).toHaveLength(4);
+    for (const entry of chatEntries) {
+      expect(entry.callsMade, entry.id).toBeGreaterThan(0);
+      expect(entry.callsSchemaValid, entry.id).toBe(entry.callsMade);
+    }
+    expect(backend.chatRequests[0]?.tools?.length).toBeGreaterThan(0);
+
+    const completions = await evalAsync([
+      "--base-url",
+      backend.baseURL,
+      "--api",
+      "completions",
+      "--chat-template",
+      tiny,
+      "--protocol",
+      "hermes,pythonic",
+      "--category",
+      "simple,irrelevance",
+      "--limit",
+      "1",
+      "--max-tokens",
+      "16",
+      "--json",
+    ]);
+    expect(completions.status, completions.stderr).toBe(0);
+    const lines = jsonLines(completions.stdout);
+    expect(lines.filter((l) => l.type === "summary").map((l) => l.variant)).toEqual(["hermes", "pythonic"]);
+    expect(
+      lines.filter((l) => l.type === "entry" && (l as unknown as EntryLine).failure?.class === "model-error"),
+    ).toEqual([]);
+    expect(lines.find((l) => l.type === "sweep")).toMatchObject({ rows: [{}, {}] });
+    expect(backend.completionRequests.length).toBeGreaterThanOrEqual(4);
   });
 });
