@@ -65,8 +65,7 @@ function temperature(value: string | undefined): number {
 
 /** The model settings one variant runs with: native tools, or a text protocol (with the grammar on a GGUF). */
 function variantSettings(settings: ModelSettings, variant: EvalVariant): ModelSettings {
-  if (variant.protocol === undefined)
-    return variant.grammar === undefined ? settings : { ...settings, grammar: variant.grammar };
+  if (variant.protocol === undefined) return settings;
   const { protocol: _p, grammar: _g, nativeTools: _n, ...rest } = settings;
   if (variant.protocol === NATIVE) return { ...rest, nativeTools: true };
   return {
@@ -99,8 +98,21 @@ function writeJsonLine(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 }
 
+/** The shared model flags that mean more here: --protocol names the formats to compare. */
+function describeFormatFlags(command: Command): Command {
+  for (const option of command.options) {
+    if (option.long === "--protocol")
+      option.description =
+        "the format(s) to evaluate: native, a protocol id, a comma-separated list, or all (the format sweep); default: as configured";
+    if (option.long === "--tool-choice")
+      option.description =
+        "auto (default, as BFCL asks) or required (a call on every entry: argument quality alone)";
+  }
+  return command;
+}
+
 export function registerEvalCommand(program: Command): void {
-  addModelOptions(
+  const command = addModelOptions(
     program
       .command("eval")
       .description(
@@ -133,6 +145,7 @@ export function registerEvalCommand(program: Command): void {
     .option("--recommend", "after a sweep, write the best format into the config's entry for this model")
     .option("-c, --config <file>", "config file (default: ./toolbridge.config.json when present)")
     .action((options: EvalOptions) => runCommand(() => evalCommand(options)));
+  describeFormatFlags(command);
 }
 
 async function evalCommand(options: EvalOptions): Promise<number> {
@@ -235,8 +248,9 @@ async function evalCommand(options: EvalOptions): Promise<number> {
       const key = keys[index]!;
       const label =
         variant.protocol === undefined ? `${variantLabel(own)} (as configured)` : variantLabel(variant);
+      // Without --protocol the variant is the model as configured (--[no-]grammar is part of its settings already).
       const model =
-        variant.protocol === undefined && variant.grammar === undefined
+        variant.protocol === undefined
           ? configured
           : (await createCliModel(variantSettings(settings, variant))).model;
       const done = journal?.doneFor(key) ?? new Map();
