@@ -2,15 +2,34 @@ import type { LanguageModel } from "../core/language-model.js";
 import { type BfclCase, type BfclCategory, loadBfclCategory } from "./bfcl-dataset.js";
 import { type EntryResult, type EntryRunSettings, runEntry } from "./run-entry.js";
 
+/** Base-2 radical inverse (van der Corput): 0, 1/2, 1/4, 3/4, 1/8, 5/8, … — each prefix evenly spread. */
+function radicalInverse(k: number): number {
+  let inverse = 0;
+  let unit = 0.5;
+  for (let n = k; n > 0; n >>= 1, unit /= 2) if (n & 1) inverse += unit;
+  return inverse;
+}
+
 /**
- * The entries of the chosen categories, in category order. With `limit`, that many per category, spread evenly over
- * it (entry 0, then every len/limit-th): the files are grouped by topic, so the first N would be one topic's.
+ * `limit` indices of `length`, spread evenly over it and nested: the first `n` of them for any larger limit are the
+ * ones a limit of `n` picks, so raising --limit extends a report (--resume asks only the new ones).
+ */
+export function spreadIndices(length: number, limit: number): number[] {
+  const picked = new Set<number>();
+  for (let k = 0; picked.size < Math.min(limit, length); k++)
+    picked.add(Math.floor(radicalInverse(k) * length));
+  return [...picked].sort((a, b) => a - b);
+}
+
+/**
+ * The entries of the chosen categories, in category order. With `limit`, that many per category, spread over it
+ * (`spreadIndices`): the files are grouped by topic, so the first N would be one topic's.
  */
 export function selectCases(categories: readonly BfclCategory[], limit?: number, dir?: string): BfclCase[] {
   return categories.flatMap((category) => {
     const all = dir === undefined ? loadBfclCategory(category) : loadBfclCategory(category, dir);
     if (limit === undefined || limit >= all.length) return all;
-    return Array.from({ length: limit }, (_, i) => all[Math.floor((i * all.length) / limit)]!);
+    return spreadIndices(all.length, limit).map((index) => all[index]!);
   });
 }
 

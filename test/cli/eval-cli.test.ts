@@ -122,6 +122,21 @@ describe("toolbridge eval", { timeout: 300_000 }, () => {
     expect(again.variants[0]!.entries.map((e) => e.id)).toEqual(report.variants[0]!.entries.map((e) => e.id));
     expect(again.variants[0]!.summary.passed).toBe(report.variants[0]!.summary.passed);
 
+    // A finished report is extended: one more entry per category is asked, the rest kept.
+    const extended = evalCli([
+      "--category",
+      "simple,irrelevance,live_simple",
+      "--limit",
+      "3",
+      "--out",
+      out,
+      "--resume",
+      "--json",
+    ]);
+    expect(extended.status, extended.stderr).toBe(0);
+    expect(jsonLines(extended.stdout).filter((l) => l.type === "entry")).toHaveLength(3);
+    expect((JSON.parse(readFileSync(out, "utf8")) as EvalReport).variants[0]!.entries).toHaveLength(9);
+
     // Other answer settings cannot be mixed into the same report.
     const mixed = evalCli([...args, "--resume", "--reask", "1"]);
     expect(mixed.status).toBe(2);
