@@ -186,6 +186,7 @@ for (const [rankerIndex, ranker] of rankers.entries()) {
     "all@5": (all5 / n).toFixed(3),
     "all@10": (all10 / n).toFixed(3),
     "ms/query p50": median(latencies).toFixed(3),
+    "ms/query mean": (latencies.reduce((a, b) => a + b, 0) / latencies.length).toFixed(3),
     "ms/query p95": percentile(latencies, 95).toFixed(3),
     "build ms": median(builds[rankerIndex]!).toFixed(1),
     "top-5 chars": Math.round(topChars / n),

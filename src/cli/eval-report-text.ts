@@ -77,7 +77,7 @@ export function renderSweep(sweep: SweepResult): string {
     const valid = summary.calls.made
       ? `${((summary.calls.schemaValid / summary.calls.made) * 100).toFixed(0)}%`
       : "—";
-    const mark = row === sweep.baseline ? " (own)" : "";
+    const mark = `${row === sweep.baseline ? " (own)" : ""}${row === sweep.best && sweep.conclusive ? " ← best" : ""}`;
     rows.push([
       String(index + 1),
       `${row.label}${mark}`,

@@ -22,6 +22,7 @@ export interface SweepReport {
   best: string;
   baseline?: string;
   gain?: number;
+  conclusive: boolean;
   recommendation: string;
 }
 
@@ -50,6 +51,7 @@ export function sweepReport(sweep: SweepResult): SweepReport {
     best: sweep.best.key,
     ...(sweep.baseline ? { baseline: sweep.baseline.key } : {}),
     ...(sweep.gain !== undefined ? { gain: sweep.gain } : {}),
+    conclusive: sweep.conclusive,
     recommendation: sweep.recommendation,
   };
 }

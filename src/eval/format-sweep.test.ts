@@ -40,6 +40,66 @@ describe("summarizeSweep", () => {
     );
   });
 
+  it("recommends nothing when no format got a call right (only irrelevance then tells formats apart)", () => {
+    const irrelevance = (passed: number) => {
+      const base = summary(0, 10);
+      const results = summarizeEval([]);
+      return {
+        ...results,
+        ...base,
+        categories: [
+          ...base.categories,
+          { category: "irrelevance" as const, entries: 10, passed, accuracy: passed / 10, failures: {} },
+        ],
+        scores: { ...base.scores, irrelevance: passed / 10, overall: passed / 20 },
+      };
+    };
+    const sweep = summarizeSweep(
+      [
+        { variant: { protocol: "native" }, summary: irrelevance(2) },
+        { variant: { protocol: "xlam" }, summary: irrelevance(9) },
+      ],
+      { protocol: "native" },
+    );
+    expect(sweep.conclusive).toBe(false);
+    expect(sweep.recommendation).toMatch(
+      /^none: no format got one of the 10 entries that expect a call right/,
+    );
+  });
+
+  it("recommends only a format the model got a call right in, even when one without calls ranks higher", () => {
+    const mixed = (right: number, irrelevant: number) => {
+      const base = summary(right, 10);
+      return {
+        ...base,
+        categories: [
+          ...base.categories,
+          {
+            category: "irrelevance" as const,
+            entries: 10,
+            passed: irrelevant,
+            accuracy: irrelevant / 10,
+            failures: {},
+          },
+        ],
+        scores: { ...base.scores, irrelevance: irrelevant / 10, overall: (right / 10 + irrelevant / 10) / 2 },
+      };
+    };
+    const sweep = summarizeSweep(
+      [
+        { variant: { protocol: "native" }, summary: mixed(1, 2) },
+        { variant: { protocol: "xlam" }, summary: mixed(0, 10) },
+        { variant: { protocol: "hermes", grammar: true }, summary: mixed(4, 3) },
+      ],
+      { protocol: "native" },
+    );
+    expect(sweep.rows[0]!.key).toBe("xlam");
+    expect(sweep.best.key).toBe("hermes+grammar");
+    expect(sweep.recommendation).toMatch(
+      /^use `hermes` with the grammar: \+20 points over the model's own format/,
+    );
+  });
+
   it("keeps the model's own format when nothing beats it, and says when a gain may be chance", () => {
     const kept = summarizeSweep(
       [
@@ -49,7 +109,9 @@ describe("summarizeSweep", () => {
       { protocol: "native" },
     );
     expect(kept.best.key).toBe("native");
-    expect(kept.recommendation).toMatch(/^keep the model's own format \(native tools, 50%\)/);
+    expect(kept.recommendation).toBe(
+      "keep the model's own format (native tools, 50%): no format it got a call right in scored higher.",
+    );
     const noisy = summarizeSweep(
       [
         { variant: { protocol: "native" }, summary: summary(5, 10) },

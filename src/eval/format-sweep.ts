@@ -1,3 +1,4 @@
+import { categoryKind } from "./bfcl-dataset.js";
 import type { EvalSummary } from "./eval-summary.js";
 import { type EvalVariant, NATIVE, variantKey, variantLabel } from "./eval-variant.js";
 
@@ -5,7 +6,7 @@ export interface SweepRow {
   key: string;
   label: string;
   variant: EvalVariant;
-  /** BFCL's single-turn overall over the categories run (else the share of entries passed), 0..1. */
+  /** `sweepScore`: BFCL's single-turn overall over the categories run (else the share of entries passed), 0..1. */
   score: number;
   /** Half-width of the 95% interval of `score` over this many entries (normal approximation), 0..1. */
   margin: number;
@@ -23,11 +24,37 @@ export interface SweepResult {
   baseline?: SweepRow;
   /** Points the best gains over the baseline. */
   gain?: number;
+  /**
+   * False when no format got a single entry that expects a call right: the scores then differ only on irrelevance
+   * (a format the model cannot write calls in "passes" those), and nothing is recommended.
+   */
+  conclusive: boolean;
   recommendation: string;
 }
 
+/** Entries passed that expected a call (every category but the irrelevance ones). */
+function callsRight(summary: EvalSummary): number {
+  return summary.categories
+    .filter((c) => categoryKind(c.category) !== "irrelevance")
+    .reduce((sum, c) => sum + c.passed, 0);
+}
+
+/** Entries that expected a call. */
+function callsExpected(summary: EvalSummary): number {
+  return summary.categories
+    .filter((c) => categoryKind(c.category) !== "irrelevance")
+    .reduce((sum, c) => sum + c.entries, 0);
+}
+
+/**
+ * What a sweep ranks by: BFCL's overall when an AST group ran; otherwise (irrelevance and relevance alone, which
+ * BFCL's overall would reduce to irrelevance) the share of entries passed.
+ */
 export function sweepScore(summary: EvalSummary): number {
-  return summary.scores.overall ?? (summary.entries ? summary.passed / summary.entries : 0);
+  const { scores } = summary;
+  if ((scores.nonLive !== undefined || scores.live !== undefined) && scores.overall !== undefined)
+    return scores.overall;
+  return summary.entries ? summary.passed / summary.entries : 0;
 }
 
 function schemaValidShare(summary: EvalSummary): number {
@@ -45,8 +72,9 @@ function described(variant: EvalVariant): string {
 
 /**
  * The format sweep's table and advice: variants ranked by score (ties: more schema-valid calls, then faster), BFCL's
- * max delta and standard deviation across them, and which to use — measured against the model's own format
- * (`baseline`), which is kept when nothing beats it or the gain is inside the margin of error.
+ * max delta and standard deviation across them, and which to use — the best of the formats in which the model got at
+ * least one entry that expects a call right, measured against the model's own format (`baseline`), which is kept when
+ * nothing beats it; a gain inside the margin of error is said to be one.
  */
 export function summarizeSweep(
   results: ReadonlyArray<{ variant: EvalVariant; summary: EvalSummary }>,
@@ -80,13 +108,18 @@ export function summarizeSweep(
       : 0;
   const maxDelta = scores.length > 1 ? Math.max(...scores) - Math.min(...scores) : 0;
   const base = baseline ? rows.find((row) => row.key === variantKey(baseline)) : undefined;
-  let best = rows[0]!;
-  if (base && base.score >= best.score) best = base;
+  // Only a format in which the model got a call right can be the one to call tools in: where entries expect calls,
+  // a format the model writes no readable call in still "passes" every irrelevance entry.
+  const expected = Math.max(...rows.map((row) => callsExpected(row.summary)));
+  const eligible = expected === 0 ? rows : rows.filter((row) => callsRight(row.summary) > 0);
+  let best = eligible[0] ?? rows[0]!;
+  if (base && eligible.includes(base) && base.score >= best.score) best = base;
   const result: SweepResult = {
     rows,
     maxDelta: Math.round(maxDelta * 10) / 10,
     std: Math.round(std * 10) / 10,
     best,
+    conclusive: eligible.length > 0,
     recommendation: "",
   };
   if (base) {
@@ -99,12 +132,15 @@ export function summarizeSweep(
 
 function recommend(sweep: SweepResult, count: number): string {
   const { best, baseline, gain } = sweep;
+  if (!sweep.conclusive) {
+    return `none: no format got one of the ${callsExpected(best.summary)} entries that expect a call right, so the scores differ only on irrelevance (where a model that writes no readable call passes). This model does not call these tools correctly in any format.`;
+  }
   const bestScore = `${points(best.score)}%`;
   if (!baseline || gain === undefined) {
     return `use ${described(best.variant)}: the best of ${count} formats (${bestScore} ± ${points(best.margin)}).`;
   }
   const own = `the model's own format (${baseline.label}, ${points(baseline.score)}%)`;
-  if (best === baseline) return `keep ${own}: no format scored higher.`;
+  if (best === baseline) return `keep ${own}: no format it got a call right in scored higher.`;
   const advice = `use ${described(best.variant)}: +${gain} points over ${own}`;
   // With few entries per format, a gain inside the 95% margin can be chance.
   if (best.score - baseline.score <= Math.max(best.margin, baseline.margin)) {

@@ -179,7 +179,7 @@ describe("toolbridge eval", { timeout: 300_000 }, () => {
     expect(run.stdout).toMatch(/hermes \(grammar\) \(own\)/);
     expect(run.stdout).toMatch(/max delta [\d.]+ points · standard deviation [\d.]+ points/);
     expect(run.stdout).toMatch(
-      /recommendation: (use `\w+` with(out)? the grammar: \+[\d.]+ points over|keep) the model's own format/,
+      /recommendation: (use `\w+` with(out)? the grammar: \+[\d.]+ points over the model's own format|keep the model's own format|none: no format got one of the \d+ entries that expect a call right)/,
     );
     const report = JSON.parse(readFileSync(out, "utf8")) as EvalReport;
     expect(report.variants).toHaveLength(16);
@@ -190,7 +190,11 @@ describe("toolbridge eval", { timeout: 300_000 }, () => {
       model?: Record<string, unknown>;
     };
     expect(written.tools).toEqual({ timeoutMs: 5000 });
-    if (report.sweep?.best === "hermes+grammar") {
+    if (!report.sweep?.conclusive) {
+      // The demo model gets no BFCL call right in any format: nothing to recommend, nothing written.
+      expect(written.model).toBeUndefined();
+      expect(run.stderr).toContain("no format got a call right; the config is unchanged");
+    } else if (report.sweep?.best === "hermes+grammar") {
       expect(written.model).toBeUndefined();
       expect(run.stderr).toContain("config is unchanged");
     } else {

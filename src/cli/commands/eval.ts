@@ -337,7 +337,9 @@ async function evalCommand(options: EvalOptions): Promise<number> {
     process.stderr.write(`toolbridge: report written to ${options.out}\n`);
   }
   if (options.recommend && sweep) {
-    if (sweep.best === sweep.baseline) {
+    if (!sweep.conclusive) {
+      process.stderr.write("toolbridge: no format got a call right; the config is unchanged.\n");
+    } else if (sweep.best === sweep.baseline) {
       process.stderr.write("toolbridge: the model's own format scored best; the config is unchanged.\n");
     } else {
       const written = writeRecommendation({
