@@ -63,7 +63,7 @@ describe("summarizeSweep", () => {
     );
     expect(sweep.conclusive).toBe(false);
     expect(sweep.recommendation).toMatch(
-      /^none: no format got one of the 10 entries that expect a call right/,
+      /^none: in no format did the model get one of the 10 entries whose calls are checked right/,
     );
   });
 

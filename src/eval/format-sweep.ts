@@ -32,18 +32,23 @@ export interface SweepResult {
   recommendation: string;
 }
 
-/** Entries passed that expected a call (every category but the irrelevance ones). */
-function callsRight(summary: EvalSummary): number {
-  return summary.categories
-    .filter((c) => categoryKind(c.category) !== "irrelevance")
-    .reduce((sum, c) => sum + c.passed, 0);
+/**
+ * The categories that say whether a model calls correctly: the AST ones (its calls checked), or where none ran,
+ * live_relevance (any call passes).
+ */
+function callCategories(summary: EvalSummary): EvalSummary["categories"] {
+  const ast = summary.categories.filter((c) => categoryKind(c.category) === "ast");
+  return ast.length ? ast : summary.categories.filter((c) => categoryKind(c.category) === "relevance");
 }
 
-/** Entries that expected a call. */
+/** Entries of those categories passed. */
+function callsRight(summary: EvalSummary): number {
+  return callCategories(summary).reduce((sum, c) => sum + c.passed, 0);
+}
+
+/** Entries of those categories. */
 function callsExpected(summary: EvalSummary): number {
-  return summary.categories
-    .filter((c) => categoryKind(c.category) !== "irrelevance")
-    .reduce((sum, c) => sum + c.entries, 0);
+  return callCategories(summary).reduce((sum, c) => sum + c.entries, 0);
 }
 
 /**
@@ -133,7 +138,7 @@ export function summarizeSweep(
 function recommend(sweep: SweepResult, count: number): string {
   const { best, baseline, gain } = sweep;
   if (!sweep.conclusive) {
-    return `none: no format got one of the ${callsExpected(best.summary)} entries that expect a call right, so the scores differ only on irrelevance (where a model that writes no readable call passes). This model does not call these tools correctly in any format.`;
+    return `none: in no format did the model get one of the ${callsExpected(best.summary)} entries whose calls are checked right; the formats differ only in how often it answers without a call (irrelevance) or calls at all (relevance). It does not call these tools correctly in any format.`;
   }
   const bestScore = `${points(best.score)}%`;
   if (!baseline || gain === undefined) {

@@ -179,7 +179,7 @@ describe("toolbridge eval", { timeout: 300_000 }, () => {
     expect(run.stdout).toMatch(/hermes \(grammar\) \(own\)/);
     expect(run.stdout).toMatch(/max delta [\d.]+ points · standard deviation [\d.]+ points/);
     expect(run.stdout).toMatch(
-      /recommendation: (use `\w+` with(out)? the grammar: \+[\d.]+ points over the model's own format|keep the model's own format|none: no format got one of the \d+ entries that expect a call right)/,
+      /recommendation: (use `\w+` with(out)? the grammar: \+[\d.]+ points over the model's own format|keep the model's own format|none: in no format did the model get one of the \d+ entries whose calls are checked right)/,
     );
     const report = JSON.parse(readFileSync(out, "utf8")) as EvalReport;
     expect(report.variants).toHaveLength(16);
