@@ -6,13 +6,7 @@ import { EvalInputError } from "../../eval/eval-errors.js";
 import { type AnswerSettings, EvalJournal, writeFileAtomically } from "../../eval/eval-journal.js";
 import { type EvalReport, sweepReport, type VariantReport } from "../../eval/eval-report.js";
 import { summarizeEval } from "../../eval/eval-summary.js";
-import {
-  type EvalVariant,
-  NATIVE,
-  parseVariants,
-  variantKey,
-  variantLabel,
-} from "../../eval/eval-variant.js";
+import { type EvalVariant, parseVariants, variantKey, variantLabel } from "../../eval/eval-variant.js";
 import { type SweepResult, summarizeSweep } from "../../eval/format-sweep.js";
 import type { EntryRunSettings } from "../../eval/run-entry.js";
 import { runEval, selectCases } from "../../eval/run-eval.js";
@@ -20,16 +14,11 @@ import { parseCategories } from "../../eval/select-categories.js";
 import { listProtocols } from "../../protocols/protocol-registry.js";
 import { CliError, runCommand } from "../cli-error.js";
 import { createCliModel } from "../create-cli-model.js";
+import { modelIdentity, ownVariant, variantSettings } from "../eval-models.js";
 import { createEvalProgress } from "../eval-progress.js";
 import { renderSummary, renderSweep } from "../eval-report-text.js";
 import { createLoadProgress } from "../load-progress.js";
-import {
-  addModelOptions,
-  type ModelFlags,
-  type ModelSettings,
-  modelLabel,
-  requireModelSettings,
-} from "../model-options.js";
+import { addModelOptions, type ModelFlags, modelLabel, requireModelSettings } from "../model-options.js";
 import { writeRecommendation } from "../write-recommendation.js";
 
 interface EvalOptions extends ModelFlags {
@@ -61,37 +50,6 @@ function temperature(value: string | undefined): number {
   if (!Number.isFinite(t) || t < 0 || t > 2)
     throw new CliError(`--temperature must be between 0 and 2, got "${value}".`);
   return t;
-}
-
-/** The model settings one variant runs with: native tools, or a text protocol (with the grammar on a GGUF). */
-function variantSettings(settings: ModelSettings, variant: EvalVariant): ModelSettings {
-  if (variant.protocol === undefined) return settings;
-  const { protocol: _p, grammar: _g, nativeTools: _n, ...rest } = settings;
-  if (variant.protocol === NATIVE) return { ...rest, nativeTools: true };
-  return {
-    ...rest,
-    protocol: variant.protocol,
-    ...(settings.provider === "completions" ? {} : { nativeTools: false }),
-    ...(variant.grammar !== undefined ? { grammar: variant.grammar } : {}),
-  };
-}
-
-/** What the model does with tools when nothing is chosen for it: the baseline of a sweep. */
-function ownVariant(model: LanguageModel, settings: ModelSettings): EvalVariant {
-  const routed = model as { supportsNativeTools?: boolean; protocol?: { id: string } };
-  if (routed.supportsNativeTools !== false) return { protocol: NATIVE };
-  const protocol = routed.protocol?.id;
-  if (protocol === undefined) return {};
-  return settings.provider === "llama" ? { protocol, grammar: settings.grammar ?? true } : { protocol };
-}
-
-/** Identifies the model in a report, so `--resume` never mixes two models' answers. */
-function modelIdentity(settings: ModelSettings): Record<string, unknown> {
-  const { provider, path, baseUrl, name, chatTemplate } = settings;
-  return JSON.parse(JSON.stringify({ provider, path, baseUrl, name, chatTemplate })) as Record<
-    string,
-    unknown
-  >;
 }
 
 function writeJsonLine(value: unknown): void {
