@@ -66,11 +66,10 @@ describe("toolbridge eval", { timeout: 300_000 }, () => {
       expect(entry.callsMade, entry.id).toBeGreaterThan(0);
       expect(entry.callsReadable, entry.id).toBe(entry.callsMade);
       expect(entry.callsSchemaValid, entry.id).toBe(entry.callsMade);
-      // Random weights rarely get a value right, but whatever fails is a wrong value, never a malformed call.
+      // Random weights rarely get an answer right, but what fails is its content (a value, a Java literal without its
+      // `L`), never a malformed or missing call.
       if (!entry.passed)
-        expect(["wrong-value", "wrong-count", "wrong-function", "missing-parameter"]).toContain(
-          entry.failure?.class,
-        );
+        expect(["unparseable", "no-call", "model-error"]).not.toContain(entry.failure?.class);
     }
     const summary = lines.find((l) => l.type === "summary") as unknown as { calls: Record<string, number> };
     expect(summary.calls.schemaValid).toBe(summary.calls.made);
