@@ -27,6 +27,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // BFCL-style evaluation: drives any model through the agent's one path from output to calls.
   eval: ["agent", "models", "protocols", "tools"],
   cli: ["agent", "config", "eval", "mcp", "models", "protocols", "server", "store", "tools"],
+  // The AI SDK adapters: protocols as middleware, the registry as a ToolSet, toolbridge models as AI SDK models.
+  "ai-sdk": ["models", "protocols", "tools"],
 };
 
 const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^"';]*?\bfrom\s*["'](\.{1,2}\/[^"']+)["']/g;
