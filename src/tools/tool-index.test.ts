@@ -41,4 +41,18 @@ describe("ToolIndex", () => {
     ]);
     expect(index.search("我可以创建一个名为'DevelopmentEnv'的workspace吗")[0]?.name).toBe("create_workspace");
   });
+
+  it("searches a pasted page by its first 64 distinct words, each once", () => {
+    const index = new ToolIndex([
+      tool("get_weather", "Current conditions for a city"),
+      tool("send_email", "Send a message to an address"),
+    ]);
+    const filler = Array.from({ length: 100 }, (_, i) => `word${i}`).join(" ");
+    expect(index.search(`weather weather ${filler} email`).map((m) => m.name)).toEqual(["get_weather"]);
+    expect(index.search(`email ${filler} weather`).map((m) => m.name)).toEqual(["send_email"]);
+    // Repeating a word does not outweigh another word of the request.
+    const once = index.search("weather email");
+    const repeated = index.search("weather weather weather email");
+    expect(repeated).toEqual(once);
+  });
 });

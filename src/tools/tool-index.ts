@@ -78,6 +78,9 @@ function describeParameters(schema: unknown): { names: string[]; text: string[] 
   return { names, text };
 }
 
+/** Distinct words of a query searched at most: a pasted page costs no more than a long paragraph. */
+const QUERY_TERMS = 64;
+
 const SEPARATOR = /[^\p{L}\p{N}]+/u;
 const PLAIN = /^[A-Za-z0-9]+$/;
 const JOINED_WORDS = /[a-z\d][A-Z]|[A-Z][A-Z][a-z]/;
@@ -141,7 +144,15 @@ export class ToolIndex {
 
   /** The tools that share words with `query`, best first; at most `limit`. */
   search(query: string, limit = Number.POSITIVE_INFINITY): ToolMatch[] {
-    const hits = this.#search.search(query);
+    // Each distinct word once, and at most QUERY_TERMS of them: a pasted page costs no more than a paragraph.
+    const terms = new Set<string>();
+    for (const word of tokenize(query)) {
+      const term = normalizeTerm(word);
+      if (term !== null) terms.add(term);
+      if (terms.size >= QUERY_TERMS) break;
+    }
+    if (terms.size === 0) return [];
+    const hits = this.#search.search({ queries: [...terms], combineWith: "OR" });
     const matches: ToolMatch[] = [];
     for (const hit of hits) {
       if (matches.length >= limit) break;
