@@ -58,6 +58,7 @@ export {
   ToolNotFoundError,
 } from "./tools/errors.js";
 export { TIME_ZONE_FORMAT } from "./tools/schema-formats.js";
+export type { ToolSelection } from "./tools/select-tools.js";
 export type { AnyToolDefinition, ToolContext, ToolDefinition } from "./tools/tool-definition.js";
 export { ToolExecutor } from "./tools/tool-executor.js";
 export { ToolRegistry } from "./tools/tool-registry.js";

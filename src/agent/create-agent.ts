@@ -8,6 +8,7 @@ import { StoreConflictError } from "../store/store.js";
 import type { ApprovalPolicyConfig } from "../tools/approval-policy.js";
 import { createNameFilter } from "../tools/name-filter.js";
 import { type Redactor, type RedactorOptions, redactDeep } from "../tools/redact-secrets.js";
+import type { ToolSelection } from "../tools/select-tools.js";
 import type { AnyToolDefinition } from "../tools/tool-definition.js";
 import { ToolExecutor, type ToolExecutorOptions } from "../tools/tool-executor.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
@@ -22,6 +23,7 @@ import { activeRuns, newRunId, ownerIsGone, RUN_OWNER } from "./run-ownership.js
 import { RunSession } from "./run-session.js";
 import { buildRunView, type RunView } from "./run-view.js";
 import { TraceWriter } from "./trace-writer.js";
+import { TurnTools } from "./turn-tools.js";
 
 export type { ApprovalDecision } from "./decide-calls.js";
 
@@ -65,6 +67,12 @@ export interface AgentOptions {
   onEvent?: (event: AgentEvent) => void;
   /** On whose behalf tools run (cooldowns and rate limits). */
   userId?: string;
+  /**
+   * Offer each turn only the `maxTools` tools that fit the conversation best (lexical retrieval over names,
+   * descriptions and parameters), plus the `always` ones and those already called in the run. A call to a tool of the
+   * catalogue that was not offered this turn is still accepted.
+   */
+  toolSelection?: ToolSelection;
 }
 
 export interface RunOptions {
@@ -113,6 +121,7 @@ export class Agent {
   readonly #env: RunEnvironment;
   #offeredFor: readonly AnyToolDefinition[] | undefined;
   #offeredCache: Tool[] = [];
+  readonly #turnTools: TurnTools;
 
   constructor(options: AgentOptions) {
     this.#options = options;
@@ -126,6 +135,7 @@ export class Agent {
     if (options.deny) filter.deny = options.deny;
     this.#visible = createNameFilter(filter);
     resolveLimits(options.limits); // fail at construction, not at the first run
+    this.#turnTools = new TurnTools(options.toolSelection);
     this.#env = {
       model: this.model,
       store: this.store,
@@ -137,7 +147,11 @@ export class Agent {
       redactor: this.#redact,
       tool: (name) => this.#tool(name),
       toolNames: () => this.tools().map((d) => d.tool.name),
-      offeredTools: () => this.#offeredTools(),
+      offeredTools: (context) => {
+        const catalogue = this.#offeredTools();
+        return context ? this.#turnTools.for(catalogue, context, this.#env.toolChoice) : catalogue;
+      },
+      selectingTools: this.#turnTools.selecting,
       clean: (value) => this.#clean(value),
     };
   }

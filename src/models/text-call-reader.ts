@@ -93,7 +93,13 @@ export class TextCallReader {
           const known = this.#ids.get(e.index);
           const id = known?.id ?? e.call.id;
           if (!known) out.push({ type: "call-start", id, name: e.call.name });
-          out.push({ type: "call-end", id, name: e.call.name, arguments: e.call.arguments });
+          out.push({
+            type: "call-end",
+            id,
+            name: e.call.name,
+            arguments: e.call.arguments,
+            ...(e.repaired ? { repaired: true } : {}),
+          });
           break;
         }
         case "parse-error":

@@ -75,6 +75,26 @@ describe("tool settings made through serve hold on every CLI surface", { timeout
     expect(off).toMatch(/calculator\s+\[disabled\] source: builtin, policy: always/);
   });
 
+  it("tools search does not rank the switched-off tool (as tool preselection would not offer it)", () => {
+    const search = (database: string) => {
+      const run = runCli([
+        "tools",
+        "search",
+        "calculator: evaluate an arithmetic expression",
+        "--json",
+        "--db",
+        database,
+      ]);
+      expect(run.status, run.stderr).toBe(0);
+      return JSON.parse(run.stdout) as { catalogue: number; tools: Array<{ name: string }> };
+    };
+    const everyTool = search(path.join(dir, "no-settings.db"));
+    expect(everyTool.tools[0]?.name).toBe("calculator");
+    const withSettings = search(db);
+    expect(withSettings.tools.map((tool) => tool.name)).not.toContain("calculator");
+    expect(withSettings.catalogue).toBe(everyTool.catalogue - 1);
+  });
+
   it("tools call refuses a switched-off tool and a never tool, running nothing", () => {
     const disabled = runCli(["tools", "call", "calculator", "--args", '{"expression":"1+1"}', "--db", db]);
     expect(disabled.status).toBe(2);

@@ -16,6 +16,7 @@ import type { Store } from "../../store/store.js";
 import type { ApprovalPolicy } from "../../tools/approval-policy.js";
 import { createMemoryTools } from "../../tools/builtin/memory.js";
 import { resultText } from "../../tools/normalize-tool-result.js";
+import type { ToolSelection } from "../../tools/select-tools.js";
 import type { AnyToolDefinition } from "../../tools/tool-definition.js";
 import { cliApprovalPolicy } from "../cli-approval-policy.js";
 import { CliError, runCommand } from "../cli-error.js";
@@ -54,6 +55,8 @@ export interface CliAgentSettings {
   requireApproval?: string[];
   allow?: string[];
   localOnly?: boolean;
+  /** `--max-tools` / `--always-offer`, or the config's `toolSelection`. */
+  toolSelection?: ToolSelection;
 }
 
 export interface CliAgent {
@@ -197,6 +200,7 @@ export async function createCliAgent(
       ...(settings.dryRun ? { dryRun: true } : {}),
       ...(settings.allow ? { allow: settings.allow } : {}),
       ...(settings.localOnly ? { localOnly: true } : {}),
+      ...(settings.toolSelection ? { toolSelection: settings.toolSelection } : {}),
       approval: cliApprovalPolicy({
         stored: (name) => toolSettings.settings.policyOf(name),
         answered: extras.approval,
@@ -339,6 +343,8 @@ export interface AgentCommandOptions extends ModelFlags {
   system?: string;
   allow?: string;
   localOnly?: boolean;
+  maxTools?: string;
+  alwaysOffer?: string;
 }
 
 /**
@@ -364,7 +370,26 @@ export function cliAgentSettings(options: AgentCommandOptions, command: string):
   else if (config.tools?.allow === undefined && isBundledModel(settings.model as ModelSettings))
     settings.allow = [...BUNDLED_MODEL_TOOLS];
   if (options.localOnly) settings.localOnly = true;
+  const selection = cliToolSelection(options, config.toolSelection);
+  if (selection) settings.toolSelection = selection;
   return settings;
+}
+
+/** `--max-tools` and `--always-offer` over the config's `toolSelection` (each flag over its key). */
+function cliToolSelection(
+  options: AgentCommandOptions,
+  configured: ToolSelection | undefined,
+): ToolSelection | undefined {
+  const maxTools = options.maxTools ? positiveInt(options.maxTools, "--max-tools") : configured?.maxTools;
+  const always = options.alwaysOffer !== undefined ? list(options.alwaysOffer) : configured?.always;
+  if (maxTools === undefined) {
+    if (options.alwaysOffer !== undefined)
+      throw new CliError(
+        "--always-offer goes with --max-tools <n> (or toolSelection.maxTools in the config).",
+      );
+    return undefined;
+  }
+  return { maxTools, ...(always?.length ? { always: [...always] } : {}) };
 }
 
 export function cliRunLimits(options: AgentCommandOptions): Partial<RunLimits> {
@@ -392,6 +417,14 @@ export function addAgentOptions(command: Command): Command {
     )
     .option("--allow <tools>", "only these tools (comma-separated names or * patterns) are offered")
     .option("--local-only", "offer no open-world (network) tools")
+    .option(
+      "--max-tools <n>",
+      "offer each model turn only the n tools that fit the conversation best (plus --always-offer and those already called)",
+    )
+    .option(
+      "--always-offer <tools>",
+      "with --max-tools: tools (comma-separated names or * patterns) always offered",
+    )
     .option("--system <text>", "system prompt")
     .option(
       "--db <file|url>",

@@ -204,6 +204,7 @@ function createServeRuns(
   return new RunService({
     models,
     approval,
+    ...(runtime.config.toolSelection ? { agent: { toolSelection: runtime.config.toolSelection } } : {}),
     store: lazily(() => open().store),
     events: lazily(() => open().events),
     conversations: lazily(() => open().conversations),

@@ -24,6 +24,7 @@ const STOP_AT_FIRST_CALL = new Error("first call complete (parallel tool calls o
  * completes it, and the protocol's parser reads calls out of the text as it streams. Free text runs until the
  * protocol's call marker; the call's body is then generated under the grammar of the offered tools' schemas.
  * `required` starts the answer with the marker, `{name}` with the call up to its arguments, grammar on at once.
+ * `callGrammar: false` leaves calls unconstrained (to measure what the grammar adds).
  */
 export function streamTextTurn(input: {
   request: ModelRequest;
@@ -32,6 +33,8 @@ export function streamTextTurn(input: {
   protocol: ToolCallProtocol;
   template: ChatTemplate;
   frames: CallFrameCache;
+  /** Constrain call bodies with the grammar of the offered tools' schemas (default true). */
+  callGrammar?: boolean;
   sampling: Sampling;
   maxStringLength: number | undefined;
 }): AsyncGenerator<ModelEvent> {
@@ -50,7 +53,8 @@ export function streamTextTurn(input: {
     });
     const withTools = offersCalls(request);
     const offered = offeredTools(request.tools, choice);
-    const frames = withTools ? input.frames.framesFor(offered) : undefined;
+    // Without the call grammar the model writes calls freely, as any text-only backend's would be read.
+    const frames = withTools && input.callGrammar !== false ? input.frames.framesFor(offered) : undefined;
     const grammarFor = (named: string | undefined) =>
       cachedCallBodyGrammar({
         llama: loaded.llama,
