@@ -95,7 +95,8 @@ export class TextCompletionModel implements LanguageModel {
   readonly supportsNativeTools = false;
   readonly template: ChatTemplate;
   readonly #options: TextCompletionModelOptions;
-  readonly #client: OpenAI;
+  /** Created at the first request (the SDK loads then). */
+  #client: Promise<OpenAI> | undefined;
   #protocol: ToolCallProtocol;
 
   constructor(options: TextCompletionModelOptions & { chatTemplate: ChatTemplate }) {
@@ -109,7 +110,6 @@ export class TextCompletionModel implements LanguageModel {
       chatTemplate: this.template.source,
       modelName: options.model,
     });
-    this.#client = createOpenAIClient(options, options.baseURL);
   }
 
   /** The tool-call format in use (it changes once if the server is found stripping markup). */
@@ -205,12 +205,13 @@ export class TextCompletionModel implements LanguageModel {
     const baseURL = o.baseURL;
     let stream: AsyncIterable<Completion>;
     try {
-      stream = await this.#client.completions.create(
+      this.#client ??= createOpenAIClient(o, o.baseURL);
+      stream = await (await this.#client).completions.create(
         { ...body, ...o.extraBody } as CompletionCreateParamsStreaming,
         { signal: request.signal },
       );
     } catch (error) {
-      throw describeOpenAIError(error, baseURL, body.model);
+      throw await describeOpenAIError(error, baseURL, body.model);
     }
 
     const reader = new TextCallReader({
@@ -243,7 +244,7 @@ export class TextCompletionModel implements LanguageModel {
         if (gate.closed) break;
       }
     } catch (error) {
-      throw describeOpenAIError(error, baseURL, body.model);
+      throw await describeOpenAIError(error, baseURL, body.model);
     }
     if (chunks === 0)
       throw new ModelRequestError(

@@ -1,46 +1,18 @@
 import { Dice, DiceRoll, NumberGenerator, Parser, Results, RollGroup } from "@dice-roller/rpg-dice-roller";
-import type { CallToolResult } from "@modelcontextprotocol/server";
-import { defineTool } from "../define-tool.js";
-import { errorResult } from "../normalize-tool-result.js";
-import type { ToolDefinition } from "../tool-definition.js";
+import {
+  type DiceRollSummary,
+  EXAMPLES,
+  MAX_DICE_PER_ROLL,
+  MAX_DIE_SIDES,
+  MAX_NOTATION_LENGTH,
+} from "./dice-limits.js";
 
-export const MAX_DICE_PER_ROLL = 100;
-export const MAX_DIE_SIDES = 1000;
-const MAX_NOTATION_LENGTH = 100;
+/**
+ * The roll itself, on the dice library: loaded by the `roll_dice` tool at its first call, because the library brings
+ * its own expression engine (about a thousand modules) that a program importing toolbridge should not pay for.
+ */
 
-export interface DiceToolOptions {
-  /**
-   * Random source returning a number in [0, 1), like Math.random; each die face is `floor(random() * sides) + 1`.
-   * For deterministic tests. Default: the dice library's own generator.
-   */
-  random?: () => number;
-}
-
-export interface DiceArgs {
-  notation: string;
-}
-
-export interface DiceRollSummary {
-  [key: string]: unknown;
-  notation: string;
-  /** Every die rolled, in order (exploded extra dice included). */
-  rolls: number[];
-  /** The dice that count towards the total (after keep/drop). */
-  kept: number[];
-  total: number;
-}
-
-const EXAMPLES = "Valid notation looks like 1d20, 2d6+3, 4d6kh3, 4d6dl1, 3d6!, d%, 4dF.";
-
-const DESCRIPTION = [
-  "Roll dice written in standard RPG dice notation and report every die and the total.",
-  "NdS rolls N dice with S sides (1d20, 3d6); + - * / add modifiers (2d6+3); khN / klN keep the N highest / lowest",
-  "(4d6kh3); dhN / dlN drop them (4d6dl1); ! makes dice explode (3d6!); d% is a percentile die; dF a fudge die.",
-  `At most ${MAX_DICE_PER_ROLL} dice per roll and ${MAX_DIE_SIDES} sides per die.`,
-  "Output: `Rolled 1d20: 17`, `Rolled 2d6+3: [4, 1] + 3 = 8`, `Rolled 4d6kh3: [6, 4, 3, 2] → kept [6, 4, 3] = 13`.",
-].join(" ");
-
-class DiceLimitError extends Error {
+export class DiceLimitError extends Error {
   override name = "DiceLimitError";
 }
 
@@ -202,53 +174,4 @@ export function rollDice(
   const kept: number[] = [];
   collect(roll.rolls as RollItem[], rolls, kept);
   return { text: formatDiceRoll(roll), summary: { notation: roll.notation, rolls, kept, total: roll.total } };
-}
-
-/** The `roll_dice` tool. */
-export function createDiceTool(options: DiceToolOptions = {}): ToolDefinition<DiceArgs> {
-  return defineTool<DiceArgs>({
-    name: "roll_dice",
-    title: "Roll dice",
-    description: DESCRIPTION,
-    inputSchema: {
-      type: "object",
-      properties: {
-        notation: {
-          type: "string",
-          minLength: 1,
-          maxLength: MAX_NOTATION_LENGTH,
-          description:
-            'Dice notation, e.g. "1d20", "2d6+3", "4d6kh3" (keep highest 3), "4d6dl1", "3d6!" (exploding).',
-        },
-      },
-      required: ["notation"],
-      additionalProperties: false,
-    },
-    outputSchema: {
-      type: "object",
-      properties: {
-        notation: { type: "string" },
-        rolls: { type: "array", items: { type: "number" }, description: "Every die rolled, in order." },
-        kept: {
-          type: "array",
-          items: { type: "number" },
-          description: "The dice that count towards the total.",
-        },
-        total: { type: "number" },
-      },
-      required: ["notation", "rolls", "kept", "total"],
-    },
-    // Not idempotent (every call rolls again) but changes nothing outside itself.
-    annotations: { title: "Roll dice", readOnlyHint: true, openWorldHint: false, idempotentHint: false },
-    category: "fun",
-    handler: ({ notation }): CallToolResult => {
-      try {
-        const { text, summary } = rollDice(notation, options.random);
-        return { content: [{ type: "text", text }], structuredContent: summary };
-      } catch (error) {
-        if (error instanceof DiceLimitError) return errorResult(error.message);
-        throw error;
-      }
-    },
-  });
 }
