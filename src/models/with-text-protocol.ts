@@ -66,7 +66,8 @@ export function withTextProtocol(
           }
         } else if (event.type === "finish") {
           yield* gate.read(reader.end());
-          yield reader.calls > 0 ? { ...event, reason: "tool-calls" } : event;
+          // A turn the limit cut stays `length` even when it began a call (see llama-text-turn.ts).
+          yield reader.calls > 0 && event.reason !== "length" ? { ...event, reason: "tool-calls" } : event;
         } else if (event.type === "reasoning-delta") yield event;
       }
     }

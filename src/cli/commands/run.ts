@@ -5,7 +5,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Command } from "commander";
 import { DecisionError, RunNotFoundError, RunStateError } from "../../agent/agent-errors.js";
-import { type Agent, createAgent } from "../../agent/create-agent.js";
+import { type Agent, createAgent, offersTool } from "../../agent/create-agent.js";
 import type { AgentEvent } from "../../agent/events.js";
 import type { RunLimits } from "../../agent/limits.js";
 import type { RunView } from "../../agent/run-view.js";
@@ -74,10 +74,13 @@ export interface CliAgentExtras {
   approval?: (call: { name: string }) => ApprovalPolicy | undefined;
 }
 
-/** A named tool choice must name a tool the run offers; say which ones it could be. */
-function checkToolChoice(choice: ToolChoice | undefined, agent: Agent): void {
+/**
+ * A named tool choice must name a tool the run offers; say which ones it could be. Checked before the model loads, so
+ * a mistyped flag is answered at once, with nothing about loading printed before it.
+ */
+function checkToolChoice(choice: ToolChoice | undefined, offered: readonly AnyToolDefinition[]): void {
   if (!choice || typeof choice === "string") return;
-  const names = agent.tools().map((d) => d.tool.name);
+  const names = offered.map((d) => d.tool.name);
   if (!names.includes(choice.name)) {
     throw new CliError(
       `--tool-choice must be auto, required, none or the name of an offered tool (${names.join(", ")}); got "${choice.name}".`,
@@ -182,6 +185,11 @@ export async function createCliAgent(
       followEveryMs: TOOL_SETTINGS_FOLLOW_MS,
     });
     stopFollowing = toolSettings.stop;
+    const offers = offersTool({
+      ...(settings.allow ? { allow: settings.allow } : {}),
+      ...(settings.localOnly ? { localOnly: true } : {}),
+    });
+    checkToolChoice(modelSettings.toolChoice, runtime.registry.definitions().filter(offers));
     const { model, nativeTools } = await createCliModel(
       modelSettings,
       extras.onLoadProgress ? { onLoadProgress: extras.onLoadProgress } : {},
@@ -204,7 +212,6 @@ export async function createCliAgent(
       }),
       traceDir: store.location === ":memory:" ? undefined : path.join(path.dirname(store.location), "traces"),
     } as Parameters<typeof createAgent>[0]);
-    checkToolChoice(modelSettings.toolChoice, agent);
     return {
       agent,
       store,

@@ -255,11 +255,12 @@ export class TextCompletionModel implements LanguageModel {
     if ((finish as string | undefined) === "tool_calls" && reader.calls === 0) {
       return reader.shown.trim() === "" ? "markup-stripped" : "markup-stripped-late";
     }
+    // A turn the limit cut stays `length` even when it began a call (see llama-text-turn.ts).
     const reason: ModelFinishReason =
-      reader.calls > 0
-        ? "tool-calls"
-        : finish === "length"
-          ? "length"
+      finish === "length"
+        ? "length"
+        : reader.calls > 0
+          ? "tool-calls"
           : finish === "stop" || !finish
             ? "stop"
             : "other";
