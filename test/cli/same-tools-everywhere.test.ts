@@ -1,9 +1,9 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { CLI_MAIN, runCli } from "../helpers/run-cli.js";
+import { CLI_MAIN, REPO_ROOT, runCli } from "../helpers/run-cli.js";
 
 // Issue 14, item 6: `mcp` and `serve` offer the tools `tools list` shows, the memory tools included, and like
 // `tools list` they open no database until a memory tool is called.
@@ -112,5 +112,41 @@ describe("mcp, serve and tools list offer the same tools", { timeout: 120_000 },
     const list = await post(LIST, init.session);
     expect(toolNames((list.message as { result: unknown }).result)).toEqual(expected);
     expect(existsSync(db)).toBe(false);
+  });
+});
+
+describe("--tools-module on every command that offers tools", { timeout: 120_000 }, () => {
+  const module = path.join(dir, "greet-tools.mjs");
+  writeFileSync(
+    module,
+    `import { defineTool } from ${JSON.stringify(path.join(REPO_ROOT, "dist/index.js"))};
+export const tools = [defineTool({
+  name: "greet",
+  description: "Greet someone by name.",
+  inputSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+  annotations: { readOnlyHint: true },
+  handler: ({ name }) => \`Hello, \${name}!\`,
+})];
+`,
+  );
+
+  it("tools list shows the module's tool, tools call runs it, and mcp offers it", async () => {
+    const list = runCli(["tools", "list", "--json", "--db", db, "--tools-module", module], { cwd: dir });
+    expect(list.status, list.stderr).toBe(0);
+    expect(toolNames(JSON.parse(list.stdout))).toContain("greet");
+    const call = runCli(["tools", "call", "greet", "--args", '{"name": "Ada"}', "--tools-module", module], {
+      cwd: dir,
+    });
+    expect(call.status, call.stderr).toBe(0);
+    expect(call.stdout).toContain("Hello, Ada!");
+    const child = start(["mcp", "--db", db, "--tools-module", module]);
+    const answer = lineMatching(child, (line) => {
+      const message = JSON.parse(line) as { id?: number; result?: unknown };
+      return message.id === 2 ? message.result : undefined;
+    });
+    child.stdin.write(`${JSON.stringify(INIT)}\n`);
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+    child.stdin.write(`${JSON.stringify(LIST)}\n`);
+    expect(toolNames(await answer)).toContain("greet");
   });
 });

@@ -1,4 +1,3 @@
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -16,6 +15,7 @@ import { type RunningServer, startServer } from "../../src/server/start-server.j
 import { createBuiltinTools } from "../../src/tools/builtin/index.js";
 import { ToolExecutor } from "../../src/tools/tool-executor.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
+import { startServe } from "../helpers/serve-process.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 // The built bin, as users run it (test/global-setup.ts rebuilds it when a source is newer).
@@ -289,33 +289,11 @@ describe("approval state is signed, bound, expiring and single-use", () => {
   });
 });
 
-/** `toolbridge serve --port 0 --db <file>`; resolves with its URL. */
-async function serveProcess(
-  db: string,
-  cwd: string,
-): Promise<{ url: string; child: ChildProcessWithoutNullStreams }> {
-  const child = spawn(process.execPath, [cli, "serve", "--port", "0", "--db", db], { cwd });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /on (http:\/\/\S+?) /.exec(out);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      err += chunk.toString();
-    });
-    child.once("exit", (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
-  });
-  return { url, child };
-}
-
 describe("two serve processes on one database", () => {
   it("an approval asked by one is answered on the other, and the replay is refused by either", async () => {
     const db = path.join(dir, "shared.db");
-    const a = await serveProcess(db, dir);
-    const b = await serveProcess(db, dir);
+    const a = await startServe(["--db", db], { cwd: dir });
+    const b = await startServe(["--db", db], { cwd: dir });
     try {
       const target = path.join(dir, "two-instances.txt");
       const args = { path: target, content: "shared" };
@@ -330,8 +308,7 @@ describe("two serve processes on one database", () => {
       expect(replay.result?.isError).toBe(true);
       expect(existsSync(target)).toBe(false);
     } finally {
-      a.child.kill("SIGTERM");
-      b.child.kill("SIGTERM");
+      await Promise.all([a.stop(), b.stop()]);
     }
   });
 });
