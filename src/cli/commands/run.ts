@@ -72,6 +72,8 @@ export interface CliAgentExtras {
   onLoadProgress?: (progress: number) => void;
   /** Consulted before the flags' policy: e.g. `chat`'s "always allow this tool in this chat". */
   approval?: (call: { name: string }) => ApprovalPolicy | undefined;
+  /** Start the calculator's workers while the model loads (`chat`: the first calculation then finds one ready). */
+  startCalculator?: boolean;
 }
 
 /**
@@ -166,7 +168,10 @@ export async function createCliAgent(
 ): Promise<CliAgent> {
   const modelSettings = modelSettingsOf(settings);
   checkModelSettings(modelSettings);
-  const runtime = await createRuntime(settings.config ? { configPath: settings.config } : {});
+  const runtime = await createRuntime({
+    ...(settings.config ? { configPath: settings.config } : {}),
+    ...(extras.startCalculator ? { startCalculator: true } : {}),
+  });
   let stopFollowing: (() => void) | undefined;
   const close = async () => {
     stopFollowing?.();
