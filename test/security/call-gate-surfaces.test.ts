@@ -34,10 +34,10 @@ import type { AnyToolDefinition } from "../../src/tools/tool-definition.js";
 import { ToolExecutor } from "../../src/tools/tool-executor.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
 import { CLI_MAIN, cli, REPO } from "../agent/cli-helpers.js";
-import { tools as gateTools } from "../fixtures/gate/gate-tools.js";
+import { tools as gateTools } from "../fixtures/gate/gate-tools.mjs";
 import { TestSocket } from "../server/runs/helpers.js";
 
-const FIXTURE_TOOLS = path.join(REPO, "test/fixtures/gate/gate-tools.ts");
+const FIXTURE_TOOLS = path.join(REPO, "test/fixtures/gate/gate-tools.mjs");
 
 type Outcome = "ran" | "asked" | "refused";
 type Tool = "gate_always" | "gate_ask" | "gate_never" | "gate_off" | "gate_missing";
@@ -168,7 +168,7 @@ function mcpSurface(name: string, era: "2025" | "2026", transport: "http" | "std
       // The real `toolbridge mcp`, on the same tool settings as the CLI rows.
       const stdio = {
         command: process.execPath,
-        args: ["--import", "tsx", CLI_MAIN, "mcp", "--tools-module", FIXTURE_TOOLS, "--db", cliDb],
+        args: [CLI_MAIN, "mcp", "--tools-module", FIXTURE_TOOLS, "--db", cliDb],
         cwd: REPO,
         env: { ...(process.env as Record<string, string>), TB_GATE_LOG: log },
         stderr: "ignore" as const,
@@ -379,18 +379,7 @@ const SURFACES: Surface[] = [
       const input = ["go", confirmed ? "y" : "n", "/exit", ""].join("\n");
       const result = spawnSync(
         process.execPath,
-        [
-          "--import",
-          "tsx",
-          CLI_MAIN,
-          "chat",
-          "--model",
-          `replay:${turns}`,
-          "--tools-module",
-          FIXTURE_TOOLS,
-          "--db",
-          cliDb,
-        ],
+        [CLI_MAIN, "chat", "--model", `replay:${turns}`, "--tools-module", FIXTURE_TOOLS, "--db", cliDb],
         {
           cwd: REPO,
           env: { ...process.env, NO_COLOR: "1", TB_GATE_LOG: log },
