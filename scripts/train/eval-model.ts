@@ -12,6 +12,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import type { AgentCommandOptions } from "../../src/cli/commands/run.js";
 import { cliAgentSettings, createCliAgent } from "../../src/cli/commands/run.js";
+import { LazyDatabase } from "../../src/cli/open-store.js";
 import { bundledModelPath } from "../../src/models/bundled-model.js";
 import { createRandom } from "../../src/models/gguf/make-test-model.js";
 import { resultToText } from "../../src/protocols/core/render-helpers.js";
@@ -175,7 +176,7 @@ async function main(): Promise<void> {
   }
   if (values.model) settings = cliAgentSettings({ model: values.model, protocol: "hermes" }, "run");
   settings.autoApprove = true;
-  const cli = await createCliAgent(settings, store);
+  const cli = await createCliAgent(settings, LazyDatabase.ofSqlite(store));
   const started = performance.now();
   const outcomes: RequestOutcome[] = [];
   try {

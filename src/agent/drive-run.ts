@@ -95,5 +95,8 @@ export async function driveRun(input: {
     clearTimeout(totalTimer);
     signal?.removeEventListener("abort", onAbort);
     activeRuns.delete(session.id);
+    // Nobody here drives the run any more: a lease still held (a failure left it running) is not renewed, so the run
+    // is taken over once it expires.
+    env.store.leases?.forget(session.id);
   }
 }

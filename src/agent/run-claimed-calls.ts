@@ -109,7 +109,7 @@ async function executeClaimedCall(input: {
     if (env.dryRun && call.approval?.decidedBy === "policy" && call.approval.reason === DRY_RUN_APPROVAL)
       options.describeInstead = true;
     outcome = await env.executor.execute(
-      { name: call.name, arguments: call.arguments, callId: call.id },
+      { name: call.name, arguments: call.arguments, callId: call.id, runId: call.runId },
       options,
     );
   } catch (error) {

@@ -92,7 +92,8 @@ export type ModelEvent =
   | { type: "call-start"; id?: string; name: string }
   | { type: "call-args-delta"; id?: string; text: string }
   | { type: "call-end"; id?: string; name: string; arguments: unknown }
-  | { type: "call-error"; id?: string; name?: string; message: string }
+  /** `raw`: the markup as the model wrote it, when the backend parsed it from text (for a repair that reads it). */
+  | { type: "call-error"; id?: string; name?: string; message: string; raw?: string }
   | {
       type: "finish";
       reason: ModelFinishReason;

@@ -157,7 +157,7 @@ export function createMcpServer(options: McpServerOptions, era: McpEra = "legacy
         const answer = inputResponse(ctx.mcpReq.inputResponses, "approval");
         // No answer to our question yet (the spec says: ask again rather than fail).
         if (answer.kind === "elicit") {
-          if (!approvals.ledger.consume(state.id, state.expiresAt)) {
+          if (!(await approvals.ledger.consume(state.id, state.expiresAt))) {
             return errorResult(
               `This approval of "${name}" was already used; nothing ran. Call the tool again to be asked again.`,
             );

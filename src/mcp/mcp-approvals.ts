@@ -7,9 +7,12 @@ export class McpApprovalConfigError extends ToolbridgeError {
   override name = "McpApprovalConfigError";
 }
 
-/** Records used requestState ids; `consume` answers false for an id seen before (a replayed retry). */
+/**
+ * Records used requestState ids; `consume` answers false for an id seen before (a replayed retry). A ledger in a
+ * database another server reaches over the network (PostgreSQL) answers asynchronously.
+ */
 export interface RequestStateLedger {
-  consume(id: string, expiresAtMs: number): boolean;
+  consume(id: string, expiresAtMs: number): boolean | Promise<boolean>;
 }
 
 /** A ledger for one process (library use without a database): replays are caught on this instance only. */

@@ -102,8 +102,8 @@ export class TextCallReader {
           const known = e.index === undefined ? undefined : this.#ids.get(e.index);
           out.push(
             known
-              ? { type: "call-error", id: known.id, name: known.name, message: e.message }
-              : { type: "call-error", message: e.message },
+              ? { type: "call-error", id: known.id, name: known.name, message: e.message, raw: e.raw }
+              : { type: "call-error", message: e.message, raw: e.raw },
           );
           break;
         }

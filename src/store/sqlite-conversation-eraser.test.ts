@@ -2,11 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  ConversationHasUnfinishedRunsError,
-  SqliteConversationEraser,
-} from "./sqlite-conversation-eraser.js";
+import { SqliteConversationEraser } from "./sqlite-conversation-eraser.js";
 import { SqliteStore } from "./sqlite-store.js";
+import { ConversationHasUnfinishedRunsError } from "./unfinished-runs.js";
 
 let dir: string;
 beforeEach(() => {

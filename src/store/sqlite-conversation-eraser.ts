@@ -1,31 +1,6 @@
 import type Database from "better-sqlite3";
-import type { RunStatus } from "../core/run-status.js";
 import { keepNativeAlive } from "./keep-native-alive.js";
-import { StoreConflictError } from "./store.js";
-
-/** A run of a conversation that is not over: `running` (being driven) or `paused` (waiting for a person). */
-export interface UnfinishedRun {
-  id: string;
-  status: Extract<RunStatus, "running" | "paused">;
-  /** `host:pid` of the process driving it; null when nobody is (a paused run). */
-  owner: string | null;
-}
-
-/**
- * The conversation still has runs that are not over; nothing was deleted. A paused run waits for a person's
- * decision: erasing it would silently lose what they were asked to decide.
- */
-export class ConversationHasUnfinishedRunsError extends StoreConflictError {
-  override name = "ConversationHasUnfinishedRunsError";
-  constructor(
-    readonly conversationId: string,
-    readonly runs: readonly UnfinishedRun[],
-  ) {
-    super(
-      `Conversation ${conversationId} has ${runs.length === 1 ? "a run that is" : "runs that are"} not over: ${runs.map((r) => `${r.id} (${r.status})`).join(", ")}.`,
-    );
-  }
-}
+import { ConversationHasUnfinishedRunsError, type UnfinishedRun } from "./unfinished-runs.js";
 
 /**
  * Deletes a conversation from the SQLite store's tables in one transaction: its messages (and their entries in the

@@ -6,6 +6,11 @@ export interface ToolContext {
   signal: AbortSignal;
   /** The id of this call (agent call id or MCP request id), for logs and progress. */
   callId: string;
+  /**
+   * The agent run the call belongs to; undefined outside a run (MCP, `tools call`). With `callId` it names the call
+   * uniquely across runs and instances: an idempotency key for a tool with side effects.
+   */
+  runId: string | undefined;
   /** Who asked, for per-user cooldowns and rate limits. */
   userId: string | undefined;
   /**

@@ -45,6 +45,8 @@ export interface ToolCallRequest {
   arguments?: unknown;
   /** Stable id of the call (agent call id, MCP request id). Generated when absent. */
   callId?: string;
+  /** The agent run the call belongs to (handed to the handler as `context.runId`). */
+  runId?: string;
 }
 
 export interface ProgressUpdate {
@@ -259,6 +261,7 @@ export class ToolExecutor {
     const context: ToolContext = {
       signal: controller.signal,
       callId,
+      runId: request.runId,
       userId: options.userId,
       waitedMs,
       reportProgress: (progress, total, message) => {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCliAgent } from "../../src/cli/commands/run.js";
 import { createCliModel } from "../../src/cli/create-cli-model.js";
 import { type ModelFlags, resolveModelSettings } from "../../src/cli/model-options.js";
+import { LazyDatabase } from "../../src/cli/open-store.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
 
 /**
@@ -65,7 +66,10 @@ async function firstRequest(flags: ModelFlags): Promise<Record<string, unknown>>
   const model = resolveModelSettings({ flags: { baseUrl, modelName: "m", ...flags }, env: {} });
   if (!model) throw new Error("no model");
   const store = new SqliteStore(":memory:");
-  const cli = await createCliAgent({ model, allow: ["calculator", "roll_dice"] }, store);
+  const cli = await createCliAgent(
+    { model, allow: ["calculator", "roll_dice"] },
+    LazyDatabase.ofSqlite(store),
+  );
   try {
     const view = await cli.agent.run("hi").result;
     expect(view.status).toBe("finished");
@@ -113,7 +117,9 @@ describe("routing: native tools where the backend has them, a text protocol othe
     });
     const store = new SqliteStore(":memory:");
     try {
-      await expect(createCliAgent({ model: model!, allow: ["calculator"] }, store)).rejects.toThrow(
+      await expect(
+        createCliAgent({ model: model!, allow: ["calculator"] }, LazyDatabase.ofSqlite(store)),
+      ).rejects.toThrow(
         /--tool-choice must be auto, required, none or the name of an offered tool \(calculator\); got "no_such_tool"/,
       );
     } finally {

@@ -15,6 +15,7 @@ import { type RunningServer, startServer } from "../../src/server/start-server.j
 import { createBuiltinTools } from "../../src/tools/builtin/index.js";
 import { ToolExecutor } from "../../src/tools/tool-executor.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
+import { createDatabase, dropDatabase, postgresUrl } from "../helpers/postgres.js";
 import { startServe } from "../helpers/serve-process.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -293,13 +294,24 @@ describe("approval state is signed, bound, expiring and single-use", () => {
   });
 });
 
-describe("two serve processes on one database", () => {
+/** The database both processes share, per store: a file, and (where a server could be started) PostgreSQL. */
+const sharedDatabases: Array<[string, () => Promise<string>]> = [
+  ["SQLite", async () => path.join(dir, "shared.db")],
+];
+if (postgresUrl) sharedDatabases.push(["PostgreSQL", () => createDatabase()]);
+const createdDatabases: string[] = [];
+afterAll(async () => {
+  for (const url of createdDatabases) await dropDatabase(url);
+});
+
+describe.each(sharedDatabases)("two serve processes on one database (%s)", (kind, makeDb) => {
   it("an approval asked by one is answered on the other, and the replay is refused by either", async () => {
-    const db = path.join(dir, "shared.db");
+    const db = await makeDb();
+    if (kind === "PostgreSQL") createdDatabases.push(db);
     const a = await startServe(["--db", db], { cwd: dir });
     const b = await startServe(["--db", db], { cwd: dir });
     try {
-      const target = path.join(dir, "two-instances.txt");
+      const target = path.join(dir, `two-instances-${kind}.txt`);
       const args = { path: target, content: "shared" };
       const first = await rawCall(`${a.url}/mcp`, 1, args);
       expect(first.result?.resultType).toBe("input_required");

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createAgent } from "../../src/agent/create-agent.js";
 import type { AgentEvent } from "../../src/agent/events.js";
-import { needsLoading } from "../../src/core/language-model.js";
+import type { LoadableModel } from "../../src/core/language-model.js";
 import type { RoutedModel } from "../../src/models/create-model.js";
 import { writeTestModel } from "../../src/models/gguf/make-test-model.js";
 import { createLlamaModel } from "../../src/models/llama/index.js";
@@ -39,11 +39,16 @@ function modelFor(mode: "native" | "text"): RoutedModel {
 
 /** The shared model with `seed` as every request's sampling seed (a request's seed overrides the model's). */
 function seeded(model: RoutedModel, seed: number): RoutedModel {
+  const loadable = model as Partial<LoadableModel>;
   return {
     id: model.id,
     supportsNativeTools: model.supportsNativeTools,
     stream: (request) => model.stream({ ...request, sampling: { ...request.sampling, seed } }),
-    ...(needsLoading(model) ? { load: (options) => model.load(options) } : {}),
+    // Loaded once for every seed: the agent sees it loading (or loaded) as it would the model itself.
+    get loaded() {
+      return loadable.loaded;
+    },
+    ...(loadable.load ? { load: loadable.load.bind(model) } : {}),
   } as RoutedModel;
 }
 

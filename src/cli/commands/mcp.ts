@@ -2,11 +2,9 @@ import type { Command } from "commander";
 import { mcpApprovalsFromConfig } from "../../mcp/mcp-approvals.js";
 import { describeMcpServerStatus, stderrMountLogger } from "../../mcp/mcp-cli-support.js";
 import { serveMcpOverStdio } from "../../mcp/serve-mcp-stdio.js";
-import { McpApprovalLedger } from "../../store/mcp-approval-ledger.js";
-import type { SqliteStore } from "../../store/sqlite-store.js";
 import { runCommand } from "../cli-error.js";
 import { loadToolSettings, TOOL_SETTINGS_FOLLOW_MS } from "../load-tool-settings.js";
-import { openStore, resolveDbPath } from "../open-store.js";
+import { mcpApprovalStoreSource } from "../open-store.js";
 import { createToolsRuntime } from "../tools-runtime.js";
 import { loadToolsModule } from "./run.js";
 
@@ -47,25 +45,20 @@ export function registerMcpCommand(program: Command): void {
             if (status.state !== "ready") logger.warn?.(describeMcpServerStatus(status));
           }
           // Approvals: single-use state and the signing key live in the database, so restarts keep refusing replays.
-          // It is opened when a gated tool is first asked for or settings are there to read: serving only ungated tools
-          // creates no database.
-          let store: SqliteStore | undefined;
+          // An SQLite file is opened when a gated tool is first asked for or settings are there to read: serving only
+          // ungated tools creates no database.
           // The settings made through `serve` (switched-off tools hidden, policies), followed while this runs: a
           // change made there reaches this client as `notifications/tools/list_changed`.
           const loaded = await loadToolSettings({
             registry: runtime.registry,
-            dbFile: resolveDbPath(options.db),
-            openDb: () => (store ??= openStore(options.db)),
+            database: runtime.database,
             configuredPolicies: runtime.config.mcp?.approvals,
             followEveryMs: TOOL_SETTINGS_FOLLOW_MS,
           });
           stopFollowing = loaded.stop;
           const approvals = mcpApprovalsFromConfig(
             { ...runtime.config.mcp, approvals: loaded.settings.approval },
-            () => {
-              store ??= openStore(options.db);
-              return new McpApprovalLedger(store.db);
-            },
+            await mcpApprovalStoreSource(runtime.database),
           );
           const served = await serveMcpOverStdio({
             registry: runtime.registry,
@@ -74,7 +67,7 @@ export function registerMcpCommand(program: Command): void {
           });
           void served.closed.finally(() => {
             loaded.stop();
-            return store?.close();
+            return runtime.database.close();
           });
           const stop = () => void served.close();
           process.once("SIGINT", stop);

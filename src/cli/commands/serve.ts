@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { mcpApprovalsFromConfig } from "../../mcp/mcp-approvals.js";
 import { describeMcpServerStatus, stderrMountLogger } from "../../mcp/mcp-cli-support.js";
@@ -7,16 +6,11 @@ import { listPendingApprovals } from "../../server/runs-api/pending-approvals.js
 import { RunService } from "../../server/runs-api/run-service.js";
 import { describeServedRoutes } from "../../server/served-routes.js";
 import { ServerConfigError, startServer } from "../../server/start-server.js";
-import { McpApprovalLedger } from "../../store/mcp-approval-ledger.js";
-import { SqliteConversationEraser } from "../../store/sqlite-conversation-eraser.js";
-import { SqliteConversationTitles } from "../../store/sqlite-conversation-titles.js";
-import { SqliteRunEventLog } from "../../store/sqlite-run-event-log.js";
-import type { SqliteStore } from "../../store/sqlite-store.js";
 import type { ApprovalPolicyConfig } from "../../tools/approval-policy.js";
 import { CliError, runCommand } from "../cli-error.js";
 import { loadToolSettings, TOOL_SETTINGS_FOLLOW_MS } from "../load-tool-settings.js";
 import { addModelOptions, type ModelFlags } from "../model-options.js";
-import { openStore, resolveDbPath } from "../open-store.js";
+import { type LazyDatabase, mcpApprovalStoreSource } from "../open-store.js";
 import type { Runtime } from "../runtime.js";
 import { serveModelCatalog } from "../serve-models.js";
 import { createToolsRuntime } from "../tools-runtime.js";
@@ -73,8 +67,8 @@ export function registerServeCommand(program: Command): void {
     )
     .option("-c, --config <file>", "config file (default: ./toolbridge.config.json when present)")
     .option(
-      "--db <file>",
-      "database for the memory tools and the MCP approval state, shared by instances (default: the user's data folder)",
+      "--db <file|url>",
+      "database of runs, memory, tool settings and MCP approval state: an SQLite file, or a postgres:// URL that several instances share (default: $TOOLBRIDGE_DB_URL, the config's db, else the user's data folder)",
     )
     .option("--verbose", "also log the stderr of mounted MCP servers");
   // The default model at /v1 and for runs, chosen as `run` and `chat` choose theirs.
@@ -106,12 +100,14 @@ export function registerServeCommand(program: Command): void {
           ...(options.config ? { configPath: options.config } : {}),
           mcpLogger: logger,
         });
-        // Approvals: single-use state and the signing key live in the database, shared by every instance on it;
-        // opened when a gated tool is first asked for.
-        let store: SqliteStore | undefined;
+        // Everything kept lives in the database, shared by every instance on it. An SQLite file is opened at its
+        // first use (serving without changing anything creates none); PostgreSQL now, so that an unreachable server
+        // stops the start with its reason.
+        const database = runtime.database;
         let runs: RunService | undefined;
         let stopFollowing: (() => void) | undefined;
         try {
+          if (database.location.kind === "postgres") await database.open();
           const builtinTools = new Set(
             runtime.registry
               .definitions({ includeDisabled: true })
@@ -124,8 +120,7 @@ export function registerServeCommand(program: Command): void {
           // (or one made while this one runs) apply here too.
           const loaded = await loadToolSettings({
             registry: runtime.registry,
-            dbFile: resolveDbPath(options.db),
-            openDb: () => (store ??= openStore(options.db)),
+            database,
             configuredPolicies: runtime.config.mcp?.approvals,
             followEveryMs: TOOL_SETTINGS_FOLLOW_MS,
           });
@@ -133,10 +128,7 @@ export function registerServeCommand(program: Command): void {
           const settings = loaded.settings;
           const approvals = mcpApprovalsFromConfig(
             { ...runtime.config.mcp, approvals: settings.approval },
-            () => {
-              store ??= openStore(options.db);
-              return new McpApprovalLedger(store.db);
-            },
+            await mcpApprovalStoreSource(database),
           );
           // OpenAI-compatible /v1: the config's named models (+ the default model), else the bundled demo model.
           const models = serveModelCatalog({
@@ -145,10 +137,7 @@ export function registerServeCommand(program: Command): void {
             flags: modelFlagsOf(options),
           });
           // Runs API and WebSocket (/api/runs, /api/conversations, /ws) on the same models and tool settings.
-          runs = models
-            ? createServeRuns(runtime, models, settings.approval, () => (store ??= openStore(options.db)))
-            : undefined;
-          const dbFile = resolveDbPath(options.db);
+          runs = models ? createServeRuns(runtime, models, settings.approval, database) : undefined;
           const service = runs;
           const allowedOrigins = options.allowedOrigin ?? runtime.config.server?.allowedOrigins;
           const allowedHosts = options.allowedHost ?? runtime.config.server?.allowedHosts;
@@ -159,7 +148,7 @@ export function registerServeCommand(program: Command): void {
                     service,
                     // The pending calls of every run on the database (also `toolbridge run`'s); none before it exists.
                     pendingApprovals: async () =>
-                      existsSync(dbFile) ? listPendingApprovals(service.store) : [],
+                      database.exists() ? listPendingApprovals(service.store) : [],
                   },
                 }
               : {}),
@@ -180,8 +169,9 @@ export function registerServeCommand(program: Command): void {
             if (error instanceof ServerConfigError) throw new CliError(error.message, 2);
             throw error;
           });
-          // Runs a dead process left running are resumed; a database that does not exist yet has none.
-          if (runs && existsSync(resolveDbPath(options.db))) await runs.recover();
+          // Runs a dead process left running are resumed; a database that does not exist yet has none. On PostgreSQL
+          // this instance also takes over, from now on, the runs other instances leave (see RunService.recover).
+          if (runs && database.exists()) await runs.recover();
           for (const status of runtime.mcpServers.status()) logger.info?.(describeMcpServerStatus(status));
           // The first line's "on <url> " is what scripts (and the tests) wait for; the banner is one write, so that
           // whoever reads it whole (up to /mcp and the models line) reads it at once.
@@ -199,8 +189,8 @@ export function registerServeCommand(program: Command): void {
           return 0;
         } finally {
           stopFollowing?.();
+          // On PostgreSQL the runs this instance drives are handed to the others (RunService.close).
           await runs?.close();
-          await store?.close();
           await runtime.close();
         }
       }),
@@ -239,42 +229,20 @@ function createServeRuns(
   runtime: Runtime,
   models: ModelCatalog,
   approval: ApprovalPolicyConfig,
-  openDb: () => SqliteStore,
+  database: LazyDatabase,
 ): RunService {
-  let parts:
-    | {
-        store: SqliteStore;
-        events: SqliteRunEventLog;
-        conversations: NonNullable<ConstructorParameters<typeof RunService>[0]["conversations"]>;
-      }
-    | undefined;
-  const open = () => {
-    if (!parts) {
-      const store = openDb();
-      const eraser = new SqliteConversationEraser(store.db);
-      const titles = new SqliteConversationTitles(store.db);
-      parts = {
-        store,
-        events: new SqliteRunEventLog(store.db),
-        conversations: {
-          erase: (id) => eraser.erase(id),
-          unfinishedRuns: (id) => eraser.unfinishedRuns(id),
-          titles: (ids) => titles.titles(ids),
-          rename: (id, title) => titles.rename(id, title),
-        },
-      };
-    }
-    return parts;
-  };
-  const service = new RunService({
+  // PostgreSQL was opened at the start; an SQLite file opens here, at its first use.
+  const open = () => database.opened ?? database.openSqliteNow();
+  return new RunService({
     models,
     approval,
     store: lazily(() => open().store),
     events: lazily(() => open().events),
     conversations: lazily(() => open().conversations),
     executor: runtime.executor,
+    // Once the database is open, a run's record is written before its id is answered: any instance can then read it.
+    recordBeforeAnswer: () => database.opened !== undefined,
   });
-  return service;
 }
 
 /** An object whose methods open `target()` at their first call: listing tools must not create a database. */

@@ -1,13 +1,11 @@
 import type { Command } from "commander";
 import pc from "picocolors";
 import { toolSourceOf } from "../../server/tools-api/tool-source.js";
-import type { SqliteStore } from "../../store/sqlite-store.js";
 import { CallGate } from "../../tools/call-gate.js";
 import { resultText } from "../../tools/normalize-tool-result.js";
 import type { AnyToolDefinition } from "../../tools/tool-definition.js";
 import { CliError, parseJsonOption, runCommand } from "../cli-error.js";
 import { loadToolSettings } from "../load-tool-settings.js";
-import { openStore, resolveDbPath } from "../open-store.js";
 import { createToolsRuntime } from "../tools-runtime.js";
 import { loadToolsModule } from "./run.js";
 
@@ -50,7 +48,6 @@ export function registerToolsCommand(program: Command): void {
           ...(options.config ? { configPath: options.config } : {}),
           db: options.db,
         });
-        let store: SqliteStore | undefined;
         try {
           // Tools of the module are "config" tools, as on `serve`, not built-ins.
           const fromModule = options.toolsModule ? await loadToolsModule(options.toolsModule) : [];
@@ -59,8 +56,7 @@ export function registerToolsCommand(program: Command): void {
           // The settings made through `serve`: switched-off tools are listed as such, with the policy in force.
           const { settings } = await loadToolSettings({
             registry: runtime.registry,
-            dbFile: resolveDbPath(options.db),
-            openDb: () => (store ??= openStore(options.db)),
+            database: runtime.database,
             configuredPolicies: runtime.config.mcp?.approvals,
           });
           const all = runtime.registry.definitions({ includeDisabled: true });
@@ -129,7 +125,6 @@ export function registerToolsCommand(program: Command): void {
           return 0;
         } finally {
           await runtime.close();
-          await store?.close();
         }
       }),
     );
@@ -154,13 +149,11 @@ export function registerToolsCommand(program: Command): void {
           ...(options.config ? { configPath: options.config } : {}),
           db: options.db,
         });
-        let store: SqliteStore | undefined;
         try {
           if (options.toolsModule) runtime.registry.registerAll(await loadToolsModule(options.toolsModule));
           const { settings } = await loadToolSettings({
             registry: runtime.registry,
-            dbFile: resolveDbPath(options.db),
-            openDb: () => (store ??= openStore(options.db)),
+            database: runtime.database,
             configuredPolicies: runtime.config.mcp?.approvals,
           });
           // Calling a tool by name is the person's own explicit action: it brings their approval of this very call
@@ -170,7 +163,7 @@ export function registerToolsCommand(program: Command): void {
             { decision: "approved", dryRun: options.dryRun === true },
           );
           if (answer.action === "refuse") {
-            const where = `on \`toolbridge serve\` (tool settings in ${resolveDbPath(options.db)})`;
+            const where = `on \`toolbridge serve\` (tool settings in ${runtime.database.label})`;
             const fix =
               answer.reason === "switched-off"
                 ? ` Switch it on with PATCH /api/tools/${name} {"enabled": true} ${where}.`
@@ -200,7 +193,6 @@ export function registerToolsCommand(program: Command): void {
           return outcome.result.isError ? 1 : 0;
         } finally {
           await runtime.close();
-          await store?.close();
         }
       }),
     );

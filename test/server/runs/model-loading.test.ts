@@ -36,11 +36,14 @@ function deferred<T = void>() {
 /** An object whose methods wait for `gate`, then open `target()` (once) and call it: a store opened on demand, held. */
 function heldUntil<T extends object>(
   gate: Promise<void>,
+  kind: { prototype: T },
   target: () => T,
 ): { object: T; opened: () => boolean } {
   let made: T | undefined;
   const object = new Proxy({} as T, {
     get(_empty, key) {
+      // What the class does not have as a method (an optional part such as a store's `leases`) is absent.
+      if (typeof Reflect.get(kind.prototype, key) !== "function") return undefined;
       return async (...args: unknown[]) => {
         await gate;
         made ??= target();
@@ -105,9 +108,13 @@ async function open(models: RunModels) {
   const storeGate = deferred();
   let store: SqliteStore | undefined;
   const openStore = () => (store ??= new SqliteStore(db.file));
-  const held = heldUntil(storeGate.promise, openStore);
-  const events = heldUntil(storeGate.promise, () => new SqliteRunEventLog(openStore().db));
-  const eraser = heldUntil(storeGate.promise, () => new SqliteConversationEraser(openStore().db));
+  const held = heldUntil(storeGate.promise, SqliteStore, openStore);
+  const events = heldUntil(storeGate.promise, SqliteRunEventLog, () => new SqliteRunEventLog(openStore().db));
+  const eraser = heldUntil(
+    storeGate.promise,
+    SqliteConversationEraser,
+    () => new SqliteConversationEraser(openStore().db),
+  );
   const tools = createTestTools();
   const executor = new ToolExecutor(tools.registry, { redact: false });
   const service = new RunService({
