@@ -84,7 +84,7 @@ describe.skipIf(!postgresUrl)("PostgresDatabase", () => {
     expect(started.map((db) => db.schemaVersion)).toEqual([1, 1, 1, 1].map(() => POSTGRES_SCHEMA_VERSION));
     await started[0]?.store.createRun(newRun("r1"));
     expect(await started[1]?.store.getRun("r1")).toMatchObject({ id: "r1", status: "running" });
-    const { rows } = await started[0]!.connection.pool.query(
+    const rows = await started[0]!.connection.query(
       "SELECT (SELECT count(*) FROM toolbridge.schema_migrations) AS applied, (SELECT note FROM public.runs) AS app",
     );
     expect(rows[0]).toEqual({ applied: POSTGRES_SCHEMA_VERSION, app: "the app's" });

@@ -1,10 +1,10 @@
 /**
- * What `npm install toolbridge` gets: the files `npm pack` would publish (no build cache; the BFCL data, which
- * `toolbridge eval` reads at run time), and type declarations that type-check in a strict project that checks
+ * What `npm install toolbridge` gets: the files `npm pack` would publish (no build cache, no tests, no data that nothing
+ * in the package reads), and type declarations that type-check in a strict project that checks
  * libraries too (`skipLibCheck: false`), importing only packages the user's install has.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,16 +16,34 @@ const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as
   exports: Record<string, { types?: string }>;
 };
 
-function declarationFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === "web" ? [] : declarationFiles(full);
-    return entry.name.endsWith(".d.ts") ? [full] : [];
-  });
+/**
+ * The optional peers (package.json's peerDependenciesMeta) an entry's types may import: a program that imports
+ * toolbridge/ai-sdk has the AI SDK installed. pg is no entry's: it loads when a PostgreSQL database opens, and its types
+ * must not reach toolbridge/store's users on SQLite.
+ */
+const PEERS_OF_ENTRY: Record<string, string[]> = { "./ai-sdk": ["ai", "@ai-sdk/provider"] };
+
+/** Every [declaration file, bare specifier] reachable from `entry` through the package's own relative imports. */
+function packagesImportedBy(entry: string): Array<[string, string]> {
+  const seen = new Set<string>();
+  const found: Array<[string, string]> = [];
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const text = readFileSync(file, "utf8");
+    for (const [, specifier] of text.matchAll(/(?:from|import\()\s*"([^"]+)"/g)) {
+      if (!specifier) continue;
+      if (specifier.startsWith("."))
+        visit(path.resolve(path.dirname(file), specifier.replace(/\.js$/, ".d.ts")));
+      else found.push([file, specifier]);
+    }
+  };
+  visit(entry);
+  return found;
 }
 
 describe("the published package", () => {
-  it("ships the build without tsc's incremental cache, and the BFCL data that toolbridge eval reads", () => {
+  it("ships the build without tsc's incremental cache or tests, and the BFCL data only if the package reads it", () => {
     const [packed] = JSON.parse(
       execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
         cwd: root,
@@ -36,26 +54,34 @@ describe("the published package", () => {
     expect(files).toContain("dist/index.js");
     expect(files).toContain("dist/index.d.ts");
     expect(files).toContain("models/toolbridge-demo.gguf");
-    expect(files).toContain("data/bfcl/LICENSE");
+    // The BFCL data (1.7 MB) ships only when the package reads it (the spec's `toolbridge eval` would); until then it
+    // is the tests' data, in the repository only.
+    const readsBfcl = files.some(
+      (f) => f.endsWith(".js") && readFileSync(path.join(root, f), "utf8").includes("data/bfcl"),
+    );
+    if (readsBfcl) expect(files).toContain("data/bfcl/LICENSE");
+    else expect(files.filter((f) => f.startsWith("data/"))).toEqual([]);
     expect(files.filter((f) => f.endsWith(".tsbuildinfo"))).toEqual([]);
     expect(files.filter((f) => /\.test\.(js|d\.ts)$/.test(f))).toEqual([]);
   });
 
-  it("declares types that import only Node's modules and packages the user's install has", () => {
-    const installed = new Set(Object.keys(pkg.dependencies));
+  it("declares types that import only Node's modules, dependencies, and an entry's own optional peers", () => {
+    const dependencies = new Set(Object.keys(pkg.dependencies));
     const builtins = new Set(builtinModules);
     const foreign: string[] = [];
-    for (const file of declarationFiles(path.join(root, "dist"))) {
-      const text = readFileSync(file, "utf8");
-      for (const [, specifier] of text.matchAll(/(?:from|import\()\s*"([^".][^"]*)"/g)) {
-        const name = specifier?.startsWith("@")
+    for (const [entry, { types }] of Object.entries(pkg.exports)) {
+      if (!types) continue;
+      // What a program that imports this entry type-checks: the declarations reachable from the entry's.
+      const allowed = new Set([...dependencies, ...(PEERS_OF_ENTRY[entry] ?? [])]);
+      for (const [file, specifier] of packagesImportedBy(path.join(root, types))) {
+        const name = specifier.startsWith("@")
           ? specifier.split("/").slice(0, 2).join("/")
-          : specifier?.split("/")[0];
+          : specifier.split("/")[0];
         if (!name || name.startsWith("node:") || builtins.has(name)) continue;
         // A package's types come with it, or from @types/<name> among the dependencies.
         const typesPackage = `@types/${name.replace(/^@([^/]+)\//, "$1__")}`;
-        if (!installed.has(name) || (!hasOwnTypes(name) && !installed.has(typesPackage)))
-          foreign.push(`${path.relative(root, file)}: ${specifier}`);
+        if (!allowed.has(name) || (!hasOwnTypes(name) && !allowed.has(typesPackage)))
+          foreign.push(`${entry} → ${path.relative(root, file)}: ${specifier}`);
       }
     }
     expect(foreign).toEqual([]);
