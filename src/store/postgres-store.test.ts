@@ -7,6 +7,7 @@ import {
   withDatabase,
 } from "../../test/helpers/postgres.js";
 import { startPostgresCluster } from "../../test/helpers/postgres-cluster.js";
+import { waitFor } from "../../test/helpers/wait-for.js";
 import { PostgresDatabase } from "./postgres-database.js";
 import { POSTGRES_SCHEMA_VERSION } from "./postgres-migrations.js";
 import { RunFencedError, StoreConflictError } from "./store.js";
@@ -120,8 +121,7 @@ describe.skipIf(!postgresUrl)("PostgresStore leases", () => {
 
     // A stops renewing, as a paused process or one cut off from the database would.
     a.leases.stop();
-    await sleep(1700);
-    const taken = await b.leases.claimNext("b:1");
+    const taken = await waitFor("A's lease to expire", () => b.leases.claimNext("b:1"));
     expect(taken).toMatchObject({ id: "r1", status: "running", owner: "b:1" });
 
     // Every state write of the stale owner is refused, and none of it is kept.

@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { openSqlite } from "../../test/helpers/open-sqlite.js";
 import { createDatabase, dropDatabase, postgresUrl } from "../../test/helpers/postgres.js";
+import { waitFor } from "../../test/helpers/wait-for.js";
 import { keepNativeAlive } from "./keep-native-alive.js";
 import { PostgresDatabase } from "./postgres-database.js";
 import { SqliteRunEventLog } from "./sqlite-run-event-log.js";
@@ -141,8 +142,7 @@ describe.skipIf(!postgresUrl)("PostgresRunEventLog (several instances on one dat
     expect(await a.events.append("run_a", { type: "run-started" })).toBe(1);
     // A stops renewing (as a paused process would); B takes the run over once the lease expired.
     a.leases.stop();
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect((await b.leases.claimNext("b:1"))?.id).toBe("run_a");
+    expect((await waitFor("A's lease to expire", () => b.leases.claimNext("b:1")))?.id).toBe("run_a");
     await expect(a.events.append("run_a", { type: "text-delta", text: "stale" })).rejects.toThrow(
       /taken over/,
     );

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { resultText } from "../../src/tools/normalize-tool-result.js";
 import { CLI_MAIN } from "../helpers/run-cli.js";
 import { type ServeProcess, startServe } from "../helpers/serve-process.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const require = createRequire(import.meta.url);
@@ -94,10 +95,7 @@ describe("toolbridge mcp (stdio)", () => {
     });
     send({ jsonrpc: "2.0", method: "notifications/initialized" });
     send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
-    const deadline = Date.now() + 30_000;
-    while (!lines.some((line) => line.includes('"id":2')) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await waitFor("the tools/list answer", () => lines.some((line) => line.includes('"id":2')), 30_000);
     child.stdin.end();
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
     expect(code).toBe(0);

@@ -43,6 +43,7 @@ import { ToolRegistry } from "../../src/tools/tool-registry.js";
 import { CLI_MAIN, cli, REPO } from "../agent/cli-helpers.js";
 import { scriptedModel } from "../ai-sdk/helpers/scripted-model.js";
 import { tools as gateTools } from "../fixtures/gate/gate-tools.mjs";
+import { waitFor } from "../helpers/wait-for.js";
 import { TestSocket } from "../server/runs/helpers.js";
 
 const FIXTURE_TOOLS = path.join(REPO, "test/fixtures/gate/gate-tools.mjs");
@@ -371,14 +372,15 @@ const SURFACES: Surface[] = [
       });
       expect(started.status).toBe(202);
       const { runId } = (await started.json()) as { runId: string };
-      const settled = async () => {
-        for (const deadline = Date.now() + 20_000; Date.now() < deadline; ) {
-          const view = (await (await fetch(`${server.url}/api/runs/${runId}`)).json()) as RunView;
-          if (view.status !== "running") return view;
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-        throw new Error(`run ${runId} did not settle`);
-      };
+      const settled = () =>
+        waitFor(
+          `run ${runId} to settle`,
+          async () => {
+            const view = (await (await fetch(`${server.url}/api/runs/${runId}`)).json()) as RunView;
+            return view.status !== "running" ? view : undefined;
+          },
+          20_000,
+        );
       let view = await settled();
       if (view.status === "paused" && confirmed) {
         const decided = await fetch(`${server.url}/api/runs/${runId}/decisions`, {
