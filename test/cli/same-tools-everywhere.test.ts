@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { CLI_MAIN, REPO_ROOT, runCli } from "../helpers/run-cli.js";
+import { startServe, stopAllServes } from "../helpers/serve-process.js";
 
 // Issue 14, item 6: `mcp` and `serve` offer the tools `tools list` shows, the memory tools included, and like
 // `tools list` they open no database until a memory tool is called.
@@ -12,8 +13,9 @@ const db = path.join(dir, "memory.db");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const children: ChildProcessWithoutNullStreams[] = [];
-afterEach(() => {
+afterEach(async () => {
   for (const child of children.splice(0)) child.kill("SIGTERM");
+  await stopAllServes();
 });
 
 function start(args: string[]): ChildProcessWithoutNullStreams {
@@ -84,8 +86,8 @@ describe("mcp, serve and tools list offer the same tools", { timeout: 120_000 },
 
   it("serve (MCP over HTTP) lists what tools list lists, memory tools included", async () => {
     const expected = listed();
-    const child = start(["serve", "--port", "0", "--db", db]);
-    const url = await lineMatching(child, (line) => /on (http:\/\/\S+)/.exec(line)?.[1]);
+    const serve = await startServe(["--db", db]);
+    const url = serve.url;
     const post = async (body: unknown, session?: string) => {
       const response = await fetch(`${url}/mcp`, {
         method: "POST",
