@@ -66,8 +66,7 @@ export function withTextProtocol(
           }
         } else if (event.type === "finish") {
           yield* gate.read(reader.end());
-          // A turn the limit cut stays `length` even when it began a call (see llama-text-turn.ts).
-          yield reader.calls > 0 && event.reason !== "length" ? { ...event, reason: "tool-calls" } : event;
+          yield { ...event, reason: reader.finishReason(event.reason) };
         } else if (event.type === "reasoning-delta") yield event;
       }
     }

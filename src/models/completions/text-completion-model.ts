@@ -4,7 +4,6 @@ import type { AgentMessage } from "../../core/agent-message.js";
 import type {
   LanguageModel,
   ModelEvent,
-  ModelFinishReason,
   ModelRequest,
   ModelUsage,
 } from "../../core/language-model.js";
@@ -255,15 +254,9 @@ export class TextCompletionModel implements LanguageModel {
     if ((finish as string | undefined) === "tool_calls" && reader.calls === 0) {
       return reader.shown.trim() === "" ? "markup-stripped" : "markup-stripped-late";
     }
-    // A turn the limit cut stays `length` even when it began a call (see llama-text-turn.ts).
-    const reason: ModelFinishReason =
-      finish === "length"
-        ? "length"
-        : reader.calls > 0
-          ? "tool-calls"
-          : finish === "stop" || !finish
-            ? "stop"
-            : "other";
+    const reason = reader.finishReason(
+      finish === "length" ? "length" : finish === "stop" || !finish ? "stop" : "other",
+    );
     // A request's stop string this side caught (the server let it through) is named; one the server matched itself
     // is not reported by OpenAI-style servers, so that answer simply ends with reason stop.
     const caught = reason === "stop" && filter.matched !== undefined && userStops.includes(filter.matched);

@@ -148,8 +148,7 @@ export function streamTextTurn(input: {
       deferred.dispose();
       completion.dispose({ disposeSequence: false });
     }
-    // A turn the limit cut stays `length` even when it began a call: the call is cut (and reported as truncated).
-    if (reader.calls > 0 && reason !== "length") reason = "tool-calls";
+    reason = reader.finishReason(reason);
     // Usage as an OpenAI-compatible server reports it: the prompt as evaluated, the tokens sampled.
     const usage = { inputTokens: promptTokens.length, outputTokens: sampling.maxTokens - remaining };
     queue.push({ type: "finish", reason, usage });
