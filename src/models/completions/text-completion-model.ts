@@ -1,12 +1,7 @@
 import type OpenAI from "openai";
 import type { Completion, CompletionCreateParamsStreaming } from "openai/resources/completions";
 import type { AgentMessage } from "../../core/agent-message.js";
-import type {
-  LanguageModel,
-  ModelEvent,
-  ModelRequest,
-  ModelUsage,
-} from "../../core/language-model.js";
+import type { LanguageModel, ModelEvent, ModelRequest, ModelUsage } from "../../core/language-model.js";
 import type { ToolCallProtocol } from "../../protocols/protocol.js";
 import { getProtocol } from "../../protocols/protocol-registry.js";
 import { resolveBuiltinChatTemplateName } from "../chat-template/builtin-chat-templates.js";
