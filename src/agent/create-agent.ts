@@ -110,6 +110,22 @@ export interface DecideResult {
  * may or may not have taken effect. So no call runs twice and no unapproved call runs; a call whose effect happened
  * just before a crash is reported as interrupted rather than with its result.
  */
+/**
+ * Whether an agent with these options offers a tool: the allow and deny lists, and local-only's rule (no open-world
+ * tool). Also what the CLI checks a named `--tool-choice` against before it loads a model.
+ */
+export function offersTool(
+  options: Pick<AgentOptions, "allow" | "deny" | "localOnly">,
+): (definition: AnyToolDefinition) => boolean {
+  const filter: { allow?: readonly string[]; deny?: readonly string[] } = {};
+  if (options.allow) filter.allow = options.allow;
+  if (options.deny) filter.deny = options.deny;
+  const visible = createNameFilter(filter);
+  return (definition) =>
+    visible(definition.tool.name) &&
+    !(options.localOnly && definition.tool.annotations?.openWorldHint === true);
+}
+
 export class Agent {
   readonly store: RunStore;
   readonly executor: ToolExecutor;
@@ -117,7 +133,7 @@ export class Agent {
   readonly #options: AgentOptions;
   readonly #redact: Redactor | undefined;
   readonly #trace: TraceWriter | undefined;
-  readonly #visible: (name: string) => boolean;
+  readonly #offered: (definition: AnyToolDefinition) => boolean;
   readonly #env: RunEnvironment;
   #offeredFor: readonly AnyToolDefinition[] | undefined;
   #offeredCache: Tool[] = [];
@@ -130,10 +146,7 @@ export class Agent {
     this.store = options.store ?? new InMemoryStore();
     this.#redact = this.executor.redactor;
     this.#trace = options.traceDir ? new TraceWriter(options.traceDir, this.#redact) : undefined;
-    const filter: { allow?: readonly string[]; deny?: readonly string[] } = {};
-    if (options.allow) filter.allow = options.allow;
-    if (options.deny) filter.deny = options.deny;
-    this.#visible = createNameFilter(filter);
+    this.#offered = offersTool(options);
     resolveLimits(options.limits); // fail at construction, not at the first run
     this.#turnTools = new TurnTools(options.toolSelection);
     this.#env = {
@@ -173,11 +186,6 @@ export class Agent {
       this.#offeredCache = definitions.filter((d) => this.#offered(d)).map((d) => d.tool);
     }
     return this.#offeredCache;
-  }
-
-  #offered(definition: AnyToolDefinition): boolean {
-    if (!this.#visible(definition.tool.name)) return false;
-    return !(this.#options.localOnly && definition.tool.annotations?.openWorldHint === true);
   }
 
   #tool(name: string): AnyToolDefinition | undefined {

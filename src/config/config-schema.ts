@@ -75,6 +75,10 @@ export const mcpServeConfigSchema = z.strictObject({
 export const serverConfigSchema = z.strictObject({
   /** Mark the session cookie `Secure` (the server is reached over HTTPS, through a TLS proxy). Flag: --secure-cookie. */
   secureCookie: z.boolean().optional(),
+  /** Browser origins allowed besides the server's own (`https://app.example`). Flag: --allowed-origin. */
+  allowedOrigins: z.array(z.string().min(1)).optional(),
+  /** Host header names allowed besides localhost (a name behind a proxy). Flag: --allowed-host. */
+  allowedHosts: z.array(z.string().min(1)).optional(),
 });
 
 export const configSchema = z.strictObject({

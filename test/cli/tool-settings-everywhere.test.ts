@@ -8,6 +8,7 @@ import { SqliteStore } from "../../src/store/sqlite-store.js";
 import { SqliteToolSettingsStore } from "../../src/store/sqlite-tool-settings-store.js";
 import { openSqlite } from "../helpers/open-sqlite.js";
 import { CLI_MAIN, runCli } from "../helpers/run-cli.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 // Settings a person made through `serve` (PATCH /api/tools/{name}) hold on every command that offers the same
 // database's tools: `calculator` switched off, `roll_dice` set to `never`.
@@ -32,14 +33,6 @@ beforeAll(async () => {
   await setTool("calculator", { enabled: false });
   await setTool("roll_dice", { policy: "never" });
 });
-
-async function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 interface Status {
   name: string;

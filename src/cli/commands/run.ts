@@ -5,7 +5,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Command } from "commander";
 import { DecisionError, RunNotFoundError, RunStateError } from "../../agent/agent-errors.js";
-import { type Agent, createAgent } from "../../agent/create-agent.js";
+import { type Agent, createAgent, offersTool } from "../../agent/create-agent.js";
 import type { AgentEvent } from "../../agent/events.js";
 import type { RunLimits } from "../../agent/limits.js";
 import type { RunView } from "../../agent/run-view.js";
@@ -75,12 +75,17 @@ export interface CliAgentExtras {
   onLoadProgress?: (progress: number) => void;
   /** Consulted before the flags' policy: e.g. `chat`'s "always allow this tool in this chat". */
   approval?: (call: { name: string }) => ApprovalPolicy | undefined;
+  /** Start the calculator's workers while the model loads (`chat`: the first calculation then finds one ready). */
+  startCalculator?: boolean;
 }
 
-/** A named tool choice must name a tool the run offers; say which ones it could be. */
-function checkToolChoice(choice: ToolChoice | undefined, agent: Agent): void {
+/**
+ * A named tool choice must name a tool the run offers; say which ones it could be. Checked before the model loads, so
+ * a mistyped flag is answered at once, with nothing about loading printed before it.
+ */
+function checkToolChoice(choice: ToolChoice | undefined, offered: readonly AnyToolDefinition[]): void {
   if (!choice || typeof choice === "string") return;
-  const names = agent.tools().map((d) => d.tool.name);
+  const names = offered.map((d) => d.tool.name);
   if (!names.includes(choice.name)) {
     throw new CliError(
       `--tool-choice must be auto, required, none or the name of an offered tool (${names.join(", ")}); got "${choice.name}".`,
@@ -166,7 +171,10 @@ export async function createCliAgent(
 ): Promise<CliAgent> {
   const modelSettings = modelSettingsOf(settings);
   checkModelSettings(modelSettings);
-  const runtime = await createRuntime(settings.config ? { configPath: settings.config } : {});
+  const runtime = await createRuntime({
+    ...(settings.config ? { configPath: settings.config } : {}),
+    ...(extras.startCalculator ? { startCalculator: true } : {}),
+  });
   let stopFollowing: (() => void) | undefined;
   const close = async () => {
     stopFollowing?.();
@@ -186,6 +194,11 @@ export async function createCliAgent(
       followEveryMs: TOOL_SETTINGS_FOLLOW_MS,
     });
     stopFollowing = toolSettings.stop;
+    const offers = offersTool({
+      ...(settings.allow ? { allow: settings.allow } : {}),
+      ...(settings.localOnly ? { localOnly: true } : {}),
+    });
+    checkToolChoice(modelSettings.toolChoice, runtime.registry.definitions().filter(offers));
     const { model, nativeTools } = await createCliModel(
       modelSettings,
       extras.onLoadProgress ? { onLoadProgress: extras.onLoadProgress } : {},
@@ -209,7 +222,6 @@ export async function createCliAgent(
       }),
       traceDir: opened.traceDir,
     } as Parameters<typeof createAgent>[0]);
-    checkToolChoice(modelSettings.toolChoice, agent);
     return {
       agent,
       store,

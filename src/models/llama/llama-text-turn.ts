@@ -90,7 +90,12 @@ export function streamTextTurn(input: {
     let reason: ModelFinishReason = "stop";
     const completion = new LlamaCompletion({ contextSequence: input.sequence });
     try {
-      while (remaining > 0) {
+      while (true) {
+        // The limit was reached at a switch of phase (a call marker, the end of a call body): the turn is cut there.
+        if (remaining <= 0) {
+          reason = "length";
+          break;
+        }
         const tokens = [...promptTokens, ...model.tokenize(generated, true)];
         const common = {
           signal: controller.signal,
@@ -147,7 +152,7 @@ export function streamTextTurn(input: {
       deferred.dispose();
       completion.dispose({ disposeSequence: false });
     }
-    if (reader.calls > 0) reason = "tool-calls";
+    reason = reader.finishReason(reason);
     // Usage as an OpenAI-compatible server reports it: the prompt as evaluated, the tokens sampled.
     const usage = { inputTokens: promptTokens.length, outputTokens: sampling.maxTokens - remaining };
     queue.push({ type: "finish", reason, usage });
