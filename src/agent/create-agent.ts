@@ -3,7 +3,7 @@ import type { Tool } from "@modelcontextprotocol/server";
 import type { AgentMessage } from "../core/agent-message.js";
 import type { LanguageModel, ToolChoice } from "../core/language-model.js";
 import { InMemoryStore } from "../store/in-memory-store.js";
-import type { RunStore } from "../store/store.js";
+import type { RunRecord, RunStore, ToolCallRecord } from "../store/store.js";
 import { StoreConflictError } from "../store/store.js";
 import type { ApprovalPolicyConfig } from "../tools/approval-policy.js";
 import { createNameFilter } from "../tools/name-filter.js";
@@ -263,8 +263,10 @@ export class Agent {
   }
 
   /**
-   * Record decisions on pending calls — one or a batch, all or none: if any decision is invalid (unknown call, not
-   * pending, edited arguments that fail the tool's schema) a DecisionError is thrown and nothing is recorded.
+   * Record decisions on pending calls — one or a batch, all or none: if any decision cannot be accepted (unknown call,
+   * one not pending, a run that is over, edited arguments that fail the tool's schema) a DecisionError with its
+   * `reason` is thrown and nothing is recorded. The store checks again in its transaction; a call decided meanwhile
+   * (another process, another instance) is then answered as if it had been seen decided in the first place.
    */
   async decide(
     runId: string,
@@ -275,19 +277,25 @@ export class Agent {
     if (!run) throw new RunNotFoundError(runId);
     const calls = await this.store.listToolCalls(runId);
     const by = options.by ?? os.userInfo().username;
-    const records = prepareDecisions({
-      runId,
-      calls,
-      decisions,
-      by,
-      tool: (name) => this.#tool(name),
-      observe: (result) => this.executor.observe(result),
-    });
+    const prepare = (current: RunRecord, currentCalls: readonly ToolCallRecord[]) =>
+      prepareDecisions({
+        run: current,
+        calls: currentCalls,
+        decisions,
+        by,
+        tool: (name) => this.#tool(name),
+        observe: (result) => this.executor.observe(result),
+      });
+    const records = prepare(run, calls);
     try {
       await this.store.decideToolCalls(runId, records);
     } catch (error) {
-      if (error instanceof StoreConflictError) throw new DecisionError(error.message);
-      throw error;
+      if (!(error instanceof StoreConflictError)) throw error;
+      // Decided (or ended) between the read and the transaction: the check on what is there now says by whom.
+      const now = await this.store.getRun(runId);
+      if (!now) throw new RunNotFoundError(runId);
+      prepare(now, await this.store.listToolCalls(runId));
+      throw new DecisionError("not-pending", error.message);
     }
     const emit = this.#emitter(undefined, runId);
     for (const r of records) {

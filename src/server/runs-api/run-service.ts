@@ -1,4 +1,4 @@
-import { DecisionError, RunNotFoundError, RunStateError } from "../../agent/agent-errors.js";
+import { RunNotFoundError, RunStateError } from "../../agent/agent-errors.js";
 import { type Agent, type AgentOptions, createAgent, type DecideResult } from "../../agent/create-agent.js";
 import type { ApprovalDecision } from "../../agent/decide-calls.js";
 import type { AgentEvent, PendingCall } from "../../agent/events.js";
@@ -9,13 +9,7 @@ import { buildRunView, type RunView } from "../../agent/run-view.js";
 import type { AgentMessage } from "../../core/agent-message.js";
 import type { ToolChoice } from "../../core/language-model.js";
 import type { RunEventLog } from "../../store/run-event-log.js";
-import {
-  RunFencedError,
-  type RunRecord,
-  type RunStatus,
-  type RunStore,
-  type ToolCallRecord,
-} from "../../store/store.js";
+import { RunFencedError, type RunRecord, type RunStatus, type RunStore } from "../../store/store.js";
 import {
   ConversationHasUnfinishedRunsError,
   type ConversationRecords,
@@ -330,17 +324,9 @@ export class RunService {
     this.#checkOpen();
     return this.#oneAtATime(runId, async () => {
       const run = await this.#run(runId);
-      checkDecidable(runId, run, await this.store.listToolCalls(runId), decisions);
-      const agent = this.#agentForRun(run);
-      let result: DecideResult;
-      try {
-        result = await agent.decide(runId, decisions, { by });
-      } catch (error) {
-        // Another instance decided one of these calls between the check and the decision: 409 naming who.
-        if (error instanceof DecisionError)
-          checkDecidable(runId, run, await this.store.listToolCalls(runId), decisions);
-        throw error;
-      }
+      // Whether the decisions can be accepted is the agent's to say (a DecisionError with its reason, mapped to a
+      // status by the routes).
+      const result = await this.#agentForRun(run).decide(runId, decisions, { by });
       if (result.ready) this.#resumeIfIdle(run);
       return result;
     });
@@ -774,46 +760,6 @@ function unfinishedRunsMessage(conversationId: string, runs: readonly Unfinished
       `${paused.length === 1 ? "a run paused for approval" : "runs paused for approval"} (${paused.join(", ")}), waiting for a decision that deleting would lose; decide (POST /api/runs/${paused[0]}/decisions) or cancel ${paused.length === 1 ? "it" : "them"} first`,
     );
   return `Conversation ${conversationId} has ${parts.join(", and ")}; or delete with ?cancelRuns=true to cancel ${runs.length === 1 ? "it" : "them"} (pending calls are denied) and delete the conversation.`;
-}
-
-/**
- * What makes decisions impossible, as the API answers it: an unknown or repeated call (400), a call no longer pending
- * (409 naming who decided it and when), a run that ended (409).
- */
-function checkDecidable(
-  runId: string,
-  run: RunRecord,
-  calls: readonly ToolCallRecord[],
-  decisions: readonly ApprovalDecision[],
-): void {
-  const seen = new Set<string>();
-  for (const d of decisions) {
-    const call = calls.find((c) => c.id === d.callId);
-    const pending = calls.filter((c) => c.state === "pending").map((c) => c.id);
-    if (!call) {
-      throw badRequest(
-        `Run ${runId} has no tool call "${d.callId}". Pending: ${pending.join(", ") || "none"}.`,
-      );
-    }
-    if (seen.has(d.callId)) throw badRequest(`Tool call ${d.callId} appears twice; decide it once.`);
-    seen.add(d.callId);
-    if (call.state !== "pending") {
-      const approval = call.approval;
-      if (approval?.decision === "approved" || approval?.decision === "denied") {
-        const when = approval.decidedAt ? ` at ${approval.decidedAt}` : "";
-        throw conflict(
-          `Tool call ${d.callId} (${call.name}) was already decided: it was ${approval.decision} by ${approval.decidedBy ?? "someone"}${when}.`,
-        );
-      }
-      throw conflict(
-        `Tool call ${d.callId} (${call.name}) does not wait for a decision: it is ${call.state}.`,
-      );
-    }
-  }
-  // Checked after the calls, so that a call decided before still answers with who decided it.
-  if (run.status === "finished" || run.status === "stopped") {
-    throw conflict(`Run ${runId} is ${run.status} (${run.stopReason}); its calls can no longer be decided.`);
-  }
 }
 
 function defaultOnError(error: unknown): void {
