@@ -25,6 +25,7 @@ import {
   type RunSummary,
 } from "./run-listings.js";
 import { modelOnDemand, type RunModels } from "./run-models.js";
+import { type RunEventListener, RunSubscriptions } from "./run-subscriptions.js";
 import { badRequest, conflict, notFound } from "./runs-api-errors.js";
 
 export interface DeleteConversationOptions {
@@ -46,11 +47,7 @@ export interface StartRunInput {
   limits?: Partial<RunLimits>;
 }
 
-/** One event of a run with its sequence number in the run's log. */
-export interface SequencedEvent {
-  seq: number;
-  event: AgentEvent;
-}
+export type { SequencedEvent } from "./run-subscriptions.js";
 
 export interface RunServiceOptions {
   models: RunModels;
@@ -108,8 +105,6 @@ interface LiveRun {
   done: Promise<void>;
 }
 
-type Listener = (event: SequencedEvent) => void;
-
 /**
  * Drives runs for the HTTP and WebSocket APIs. Every event a run emits is appended to the event log and only
  * delivered to subscribers once committed there, so whatever a client saw survives a crash and a client that
@@ -126,7 +121,7 @@ export class RunService {
   readonly #options: RunServiceOptions;
   readonly #agents = new Map<string, Agent>();
   readonly #live = new Map<string, LiveRun>();
-  readonly #listeners = new Map<string, Set<Listener>>();
+  readonly #subscriptions: RunSubscriptions;
   /**
    * Runs started here whose record does not exist yet: settled by their first event (the record exists from then
    * on) or by a failure before it. A read of such a run waits for that instead of answering 404.
@@ -149,6 +144,11 @@ export class RunService {
     this.store = options.store;
     this.events = options.events;
     this.models = options.models;
+    this.#subscriptions = new RunSubscriptions({
+      events: options.events,
+      drivenHere: (runId) => this.#live.has(runId),
+      ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
+    });
   }
 
   /** Whether a process of this service drives the run right now. */
@@ -221,99 +221,14 @@ export class RunService {
   }
 
   /**
-   * Deliver the run's events with seq > `after` to `listener`: first those already in the log, then live ones, in
-   * order and each once. Resolves to an unsubscribe function once the backlog was delivered.
-   *
-   * Events reach a subscriber three ways, whichever comes first: from this process's driver as each commits; from
-   * the log when it wakes readers (another instance committed events of the run); from the log every pollMs while
-   * this process does not drive the run. They are delivered strictly by seq: an event whose seq is not the next one
-   * (another instance logged the ones between) makes the subscriber read the log first.
+   * Deliver the run's events with seq > `after` to `listener`, in order and each once (see RunSubscriptions). Resolves
+   * to an unsubscribe function once the backlog was delivered.
    */
-  async subscribe(runId: string, after: number, listener: Listener): Promise<() => void> {
+  async subscribe(runId: string, after: number, listener: RunEventListener): Promise<() => void> {
     this.#throwIfFailedToStart(runId);
     if (!this.#live.has(runId) && !(await this.store.getRun(runId)))
       throw notFound(new RunNotFoundError(runId).message);
-    let last = after;
-    let ended = false; // run-finished delivered: nothing more to read
-    let stopped = false;
-    let poll: ReturnType<typeof setInterval> | undefined;
-    let unwatch: (() => void) | undefined;
-    let reading: Promise<void> | undefined;
-    let readAgain = false;
-    const stop = () => {
-      stopped = true;
-      if (poll) clearInterval(poll);
-      unwatch?.();
-    };
-    const deliver = (event: SequencedEvent) => {
-      if (stopped || event.seq !== last + 1) return;
-      last = event.seq;
-      if (event.event.type === "run-finished") {
-        ended = true;
-        if (poll) clearInterval(poll);
-        unwatch?.();
-      }
-      listener(event);
-    };
-    /** Read the log after the last delivered event (one read at a time; asked again meanwhile, once more after). */
-    const read = (): Promise<void> => {
-      if (reading) {
-        readAgain = true;
-        return reading;
-      }
-      reading = this.events
-        .list(runId, last)
-        .then((records) => {
-          for (const r of records) deliver({ seq: r.seq, event: r.event as unknown as AgentEvent });
-        })
-        .finally(() => {
-          reading = undefined;
-          if (readAgain && !stopped && !ended) {
-            readAgain = false;
-            void read().catch(() => {});
-          }
-        });
-      return reading;
-    };
-    // Listen before reading the log: an event committed in between is then in the log, delivered live, or both.
-    const live: Listener = (event) => {
-      if (event.seq === last + 1) deliver(event);
-      else if (event.seq > last + 1) void read().catch(() => {}); // the ones between were logged elsewhere
-    };
-    let listeners = this.#listeners.get(runId);
-    if (!listeners) this.#listeners.set(runId, (listeners = new Set()));
-    listeners.add(live);
-    const unsubscribe = () => {
-      stop();
-      listeners.delete(live);
-      if (listeners.size === 0 && this.#listeners.get(runId) === listeners) this.#listeners.delete(runId);
-    };
-    try {
-      await read();
-    } catch (error) {
-      unsubscribe();
-      throw error;
-    }
-    if (ended) return unsubscribe;
-    // Another instance on the same database may log events of the run (it drives it, or a decision was made there).
-    unwatch = this.events.watch?.(runId, (seq) => {
-      if (seq !== undefined && seq <= last) return;
-      // This process's own events arrive through `live` at about the same time: give them a moment first.
-      if (this.#live.has(runId))
-        setTimeout(() => (seq === undefined || seq > last) && void read().catch(() => {}), 50);
-      else void read().catch(() => {});
-    });
-    const pollMs = this.#options.pollMs ?? 500;
-    if (pollMs > 0) {
-      poll = setInterval(
-        () => {
-          if (!this.#live.has(runId)) void read().catch(() => {});
-        },
-        unwatch ? Math.max(pollMs, 2000) : pollMs,
-      );
-      poll.unref?.();
-    }
-    return unsubscribe;
+    return this.#subscriptions.subscribe(runId, after, listener);
   }
 
   /**
@@ -612,7 +527,7 @@ export class RunService {
     await Promise.allSettled(live.map((run) => run.done));
     // Every append is tracked: waiting for them flushes the log (without touching a log that never got an event).
     await Promise.allSettled([...this.#appends]);
-    this.#listeners.clear();
+    this.#subscriptions.clear();
   }
 
   #checkOpen(): void {
@@ -676,10 +591,7 @@ export class RunService {
       starting.recorded();
     }
     const appended = this.events.append(runId, event).then(
-      (seq) => {
-        const listeners = this.#listeners.get(runId);
-        if (listeners) for (const listener of [...listeners]) listener({ seq, event });
-      },
+      (seq) => this.#subscriptions.publish(runId, { seq, event }),
       (error: unknown) => {
         // A driver whose run was taken over by another instance: its last events are not logged, by design.
         if (!(error instanceof RunFencedError)) (this.#options.onError ?? defaultOnError)(error);
