@@ -247,7 +247,10 @@ export class RunService {
     });
   }
 
-  /** Stop a run: a live one through its abort signal, a paused one at once (its pending calls are denied). */
+  /**
+   * Stop a run: one this service drives through the signal it gave the agent, any other through the agent's `cancel`
+   * (a paused run at once, its pending calls denied by `by`; a run driven by another live process is refused).
+   */
   async cancel(
     runId: string,
     by = "api",
@@ -260,38 +263,9 @@ export class RunService {
       await live.done;
       return { runId, status: (await this.#run(runId)).status };
     }
-    return this.#oneAtATime(runId, async () => {
-      const run = await this.#run(runId);
-      if (run.status === "finished" || run.status === "stopped")
-        throw conflict(
-          `Run ${runId} is already ${run.status} (${run.stopReason}); there is nothing to cancel.`,
-        );
-      if (run.status === "running" && !ownerIsGone(run.owner, run.leaseUntil))
-        throw conflict(`Run ${runId} is driven by process ${run.owner}; cancel it there.`);
-      if (!(await this.store.claimRun(runId, RUN_OWNER, [run.status], run.owner)))
-        throw conflict(`Run ${runId} was just taken over by another process; try again.`);
-      // Its pending calls are denied, so that no view of the stopped run still offers them for a decision.
-      const pending = (await this.store.listToolCalls(runId)).filter((c) => c.state === "pending");
-      if (pending.length > 0) {
-        const agent = this.#agentForRun(run);
-        await agent.decide(
-          runId,
-          pending.map((c) => ({ callId: c.id, decision: "deny" as const, reason })),
-          { by },
-        );
-      }
-      await this.store.updateRun(runId, { status: "stopped", stopReason: "aborted", owner: null });
-      // The agent is not driving it, so the log gets the end its subscribers wait for from here.
-      this.#record({
-        type: "run-finished",
-        status: "stopped",
-        stopReason: "aborted",
-        answer: null,
-        runId,
-        at: Date.now(),
-      });
-      return { runId, status: "stopped" as const };
-    });
+    return this.#oneAtATime(runId, async () =>
+      this.#agentForRun(await this.#run(runId)).cancel(runId, { by, reason }),
+    );
   }
 
   async getRun(runId: string): Promise<RunView> {
@@ -445,19 +419,11 @@ export class RunService {
    * (a notification) and every `sweepMs`; the claim (`FOR UPDATE SKIP LOCKED`) hands each run to one instance.
    */
   async recover(): Promise<string[]> {
-    const resumed: string[] = [];
-    for (const run of await this.store.listRuns({ status: "running", limit: 10_000 })) {
-      if (activeRuns.has(run.id) || !ownerIsGone(run.owner, run.leaseUntil)) continue;
-      this.#resumeIfIdle(run);
-      resumed.push(run.id);
-    }
-    // A paused run whose calls were all decided before the process died still needs its resume.
-    for (const run of await this.store.listRuns({ status: "paused", limit: 10_000 })) {
-      if ((await this.pending(run.id)).length === 0) {
-        this.#resumeIfIdle(run);
-        resumed.push(run.id);
-      }
-    }
+    // Which runs a gone process left is the agent's to say; driving them is this service's (the agent for each run's
+    // model, tracked as live here).
+    const resumed = await this.#agent({ model: this.models.defaultName }).recover({
+      resume: (run) => this.#resumeIfIdle(run),
+    });
     this.#takeOverRuns();
     return resumed;
   }

@@ -1,5 +1,10 @@
 import { type Context, Hono } from "hono";
-import { DecisionError, type DecisionErrorReason, RunNotFoundError } from "../../agent/agent-errors.js";
+import {
+  DecisionError,
+  type DecisionErrorReason,
+  RunNotFoundError,
+  RunStateError,
+} from "../../agent/agent-errors.js";
 import { ToolbridgeError } from "../../core/toolbridge-error.js";
 import type { RunStatus } from "../../store/store.js";
 import { listPendingApprovals, type PendingApproval } from "./pending-approvals.js";
@@ -58,6 +63,8 @@ export function asRunsApiError(error: unknown): RunsApiError | undefined {
   if (error instanceof RunsApiError) return error;
   if (error instanceof RunNotFoundError) return notFound(error.message);
   if (error instanceof DecisionError) return DECISION_ERROR_STATUS[error.reason](error.message);
+  // Cancel a run that is over or driven by another live process, resume one still waiting: the run's state forbids it.
+  if (error instanceof RunStateError) return conflict(error.message);
   return undefined;
 }
 
