@@ -54,92 +54,128 @@ export class RunSubscriptions {
    * Resolves to an unsubscribe function once the backlog was delivered. The caller checks that the run exists.
    */
   async subscribe(runId: string, after: number, listener: RunEventListener): Promise<() => void> {
-    const { events } = this.#options;
-    let last = after;
-    let ended = false; // run-finished delivered: nothing more to read
-    let stopped = false;
-    let poll: ReturnType<typeof setInterval> | undefined;
-    let unwatch: (() => void) | undefined;
-    let reading: Promise<void> | undefined;
-    let readAgain = false;
-    const stopReading = () => {
-      if (poll) clearInterval(poll);
-      unwatch?.();
-    };
-    const deliver = (event: SequencedEvent) => {
-      if (stopped || event.seq !== last + 1) return;
-      last = event.seq;
-      if (event.event.type === "run-finished") {
-        ended = true;
-        stopReading();
-      }
-      listener(event);
-    };
-    /** Read the log after the last delivered event (one read at a time; asked again meanwhile, once more after). */
-    const read = (): Promise<void> => {
-      if (reading) {
-        readAgain = true;
-        return reading;
-      }
-      reading = events
-        .list(runId, last)
-        .then((records) => {
-          for (const r of records) deliver({ seq: r.seq, event: r.event as unknown as AgentEvent });
-        })
-        .finally(() => {
-          reading = undefined;
-          if (readAgain && !stopped && !ended) {
-            readAgain = false;
-            void read().catch(() => {});
-          }
-        });
-      return reading;
-    };
+    const subscriber = new Subscriber(runId, after, listener, this.#options);
     // Listen before reading the log: an event committed in between is then in the log, delivered live, or both.
-    const live: RunEventListener = (event) => {
-      if (event.seq === last + 1) deliver(event);
-      else if (event.seq > last + 1) void read().catch(() => {}); // the ones between were logged elsewhere
-    };
     let listeners = this.#listeners.get(runId);
     if (!listeners) this.#listeners.set(runId, (listeners = new Set()));
+    const live: RunEventListener = (event) => subscriber.offer(event);
     listeners.add(live);
     const unsubscribe = () => {
-      stopped = true;
-      stopReading();
+      subscriber.stop();
       listeners.delete(live);
       if (listeners.size === 0 && this.#listeners.get(runId) === listeners) this.#listeners.delete(runId);
     };
     try {
-      await read();
+      await subscriber.read();
     } catch (error) {
       unsubscribe();
       throw error;
     }
-    if (ended) return unsubscribe;
-    const drivenHere = () => this.#options.drivenHere(runId);
-    // Another instance on the same database may log events of the run (it drives it, or a decision was made there).
-    unwatch = events.watch?.(runId, (seq) => {
-      if (seq !== undefined && seq <= last) return;
-      // This process's own events arrive through `publish` at about the same time: give them a moment first.
-      if (drivenHere())
-        setTimeout(() => (seq === undefined || seq > last) && void read().catch(() => {}), 50);
-      else void read().catch(() => {});
-    });
-    const pollMs = this.#options.pollMs ?? 500;
-    if (pollMs > 0) {
-      poll = setInterval(
-        () => {
-          if (!drivenHere()) void read().catch(() => {});
-        },
-        unwatch ? Math.max(pollMs, 2000) : pollMs,
-      );
-      poll.unref?.();
-    }
+    subscriber.follow();
     return unsubscribe;
   }
 
   /** Forget every subscriber (the service is closing; their streams end with it). */
   clear(): void {
     this.#listeners.clear();
+  }
+}
+
+/** One subscriber of one run: what it was given last, and the reads that bring it the rest. */
+class Subscriber {
+  #last: number;
+  /** run-finished delivered: nothing more to read. */
+  #ended = false;
+  #stopped = false;
+  #poll: ReturnType<typeof setInterval> | undefined;
+  #unwatch: (() => void) | undefined;
+  #reading: Promise<void> | undefined;
+  #readAgain = false;
+
+  constructor(
+    readonly runId: string,
+    after: number,
+    readonly listener: RunEventListener,
+    readonly options: RunSubscriptionsOptions,
+  ) {
+    this.#last = after;
+  }
+
+  /** A live event: the next one is delivered; one past it means others logged the ones between, so read them. */
+  offer(event: SequencedEvent): void {
+    if (event.seq === this.#last + 1) this.#deliver(event);
+    else if (event.seq > this.#last + 1) this.#readSoon();
+  }
+
+  /** Read the log after the last delivered event (one read at a time; asked again meanwhile, once more after). */
+  read(): Promise<void> {
+    if (this.#reading) {
+      this.#readAgain = true;
+      return this.#reading;
+    }
+    this.#reading = this.options.events
+      .list(this.runId, this.#last)
+      .then((records) => {
+        for (const r of records) this.#deliver({ seq: r.seq, event: r.event as unknown as AgentEvent });
+      })
+      .finally(() => {
+        this.#reading = undefined;
+        if (this.#readAgain && !this.#stopped && !this.#ended) {
+          this.#readAgain = false;
+          this.#readSoon();
+        }
+      });
+    return this.#reading;
+  }
+
+  /**
+   * After the backlog: another instance on the same database may log events of the run (it drives it, or a decision
+   * was made there), so read when the log wakes us, and every pollMs while this process does not drive the run.
+   */
+  follow(): void {
+    if (this.#ended || this.#stopped) return;
+    const { events, drivenHere } = this.options;
+    this.#unwatch = events.watch?.(this.runId, (seq) => {
+      if (seq !== undefined && seq <= this.#last) return;
+      // This process's own events arrive through `publish` at about the same time: give them a moment first.
+      if (drivenHere(this.runId))
+        setTimeout(() => (seq === undefined || seq > this.#last) && this.#readSoon(), 50);
+      else this.#readSoon();
+    });
+    const pollMs = this.options.pollMs ?? 500;
+    if (pollMs > 0) {
+      this.#poll = setInterval(
+        () => {
+          if (!drivenHere(this.runId)) this.#readSoon();
+        },
+        this.#unwatch ? Math.max(pollMs, 2000) : pollMs,
+      );
+      this.#poll.unref?.();
+    }
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    this.#stopReading();
+  }
+
+  #deliver(event: SequencedEvent): void {
+    if (this.#stopped || event.seq !== this.#last + 1) return;
+    this.#last = event.seq;
+    if (event.event.type === "run-finished") {
+      this.#ended = true;
+      this.#stopReading();
+    }
+    this.listener(event);
+  }
+
+  /** A read nobody waits for; a failed one is retried by the next wake-up or poll. */
+  #readSoon(): void {
+    void this.read().catch(() => {});
+  }
+
+  #stopReading(): void {
+    if (this.#poll) clearInterval(this.#poll);
+    this.#unwatch?.();
   }
 }
