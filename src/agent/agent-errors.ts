@@ -12,6 +12,13 @@ export class RunNotFoundError extends ToolbridgeError {
 /** A run that cannot do what was asked in its current state (resume a finished run, decide a non-pending call …). */
 export class RunStateError extends ToolbridgeError {
   override name = "RunStateError";
+
+  /** A cancel of a run that is over: the one wording, wherever a cancel is refused for it (agent, server). */
+  static nothingToCancel(run: { id: string; status: string; stopReason: string | null }): RunStateError {
+    return new RunStateError(
+      `Run ${run.id} is already ${run.status} (${run.stopReason}); there is nothing to cancel.`,
+    );
+  }
 }
 
 /**

@@ -280,10 +280,7 @@ export class Agent {
     }
     const run = await this.store.getRun(runId);
     if (!run) throw new RunNotFoundError(runId);
-    if (run.status === "finished" || run.status === "stopped")
-      throw new RunStateError(
-        `Run ${runId} is already ${run.status} (${run.stopReason}); there is nothing to cancel.`,
-      );
+    if (run.status === "finished" || run.status === "stopped") throw RunStateError.nothingToCancel(run);
     if (run.status === "running" && !ownerIsGone(run.owner, run.leaseUntil))
       throw new RunStateError(`Run ${runId} is driven by process ${run.owner}; cancel it there.`);
     if (!(await this.store.claimRun(runId, RUN_OWNER, [run.status], run.owner)))

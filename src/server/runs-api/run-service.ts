@@ -181,28 +181,7 @@ export class RunService {
    */
   async start(input: StartRunInput): Promise<{ runId: string; conversationId: string }> {
     this.#checkOpen();
-    const modelName = input.model ?? this.models.defaultName;
-    if (!this.models.names().includes(modelName)) {
-      throw badRequest(
-        `Unknown model "${modelName}". Available: ${this.models.names().join(", ") || "none"}.`,
-      );
-    }
-    const named = typeof input.toolChoice === "object" ? input.toolChoice.name : undefined;
-    if (named !== undefined && !this.#options.executor.registry.get(named)) {
-      throw badRequest(
-        `toolChoice names "${named}", which is not a tool here. Tools: ${this.#options.executor.registry.names().join(", ") || "none"}.`,
-      );
-    }
-    try {
-      resolveLimits(input.limits);
-    } catch (error) {
-      throw badRequest((error as Error).message);
-    }
-    if (input.conversationId !== undefined) {
-      const known = (await this.store.listMessages(input.conversationId)).length > 0;
-      if (!known)
-        throw notFound(`No conversation "${input.conversationId}"; omit conversationId to start a new one.`);
-    }
+    const modelName = await this.#checkStart(input);
     const metadata: ServerRunMetadata = { model: modelName };
     if (input.toolChoice !== undefined) metadata.toolChoice = input.toolChoice;
     const agent = this.#agent(metadata);
@@ -236,6 +215,33 @@ export class RunService {
       this.#throwIfFailedToStart(runId);
     }
     return { runId, conversationId };
+  }
+
+  /** What makes a start impossible, refused before anything is written: resolves to the model's name. */
+  async #checkStart(input: StartRunInput): Promise<string> {
+    const modelName = input.model ?? this.models.defaultName;
+    if (!this.models.names().includes(modelName)) {
+      throw badRequest(
+        `Unknown model "${modelName}". Available: ${this.models.names().join(", ") || "none"}.`,
+      );
+    }
+    const named = typeof input.toolChoice === "object" ? input.toolChoice.name : undefined;
+    if (named !== undefined && !this.#options.executor.registry.get(named)) {
+      throw badRequest(
+        `toolChoice names "${named}", which is not a tool here. Tools: ${this.#options.executor.registry.names().join(", ") || "none"}.`,
+      );
+    }
+    try {
+      resolveLimits(input.limits);
+    } catch (error) {
+      throw badRequest((error as Error).message);
+    }
+    if (input.conversationId !== undefined) {
+      const known = (await this.store.listMessages(input.conversationId)).length > 0;
+      if (!known)
+        throw notFound(`No conversation "${input.conversationId}"; omit conversationId to start a new one.`);
+    }
+    return modelName;
   }
 
   /**
@@ -279,10 +285,8 @@ export class RunService {
   async cancel(runId: string, by = "api", reason = "the run was cancelled"): Promise<CancelResult> {
     this.#checkOpen();
     const first = this.#live.has(runId) ? undefined : await this.#run(runId);
-    if (first && isOver(first))
-      throw conflict(
-        `Run ${runId} is already ${first.status} (${first.stopReason}); there is nothing to cancel.`,
-      );
+    // Refused before a request is recorded, in the agent's words.
+    if (first && isOver(first)) throw conflict(RunStateError.nothingToCancel(first).message);
     if (first?.status === "running" && !ownerIsGone(first.owner, first.leaseUntil))
       this.#checkCancellableElsewhere(first);
     await this.store.requestCancel?.(runId, { by, reason });
@@ -696,37 +700,45 @@ export class RunService {
       .then(
         async (view) => {
           this.#live.delete(runId);
-          if (view.status !== "paused" || this.#closed) return;
-          const run = await this.store.getRun(runId);
-          if (run?.status !== "paused") return;
-          // Asked to stop while on its way to the pause (its calls were recorded pending before the abort came):
-          // stopped now, as a paused run is, rather than left waiting for decisions nobody will make.
-          if (run.cancelRequest) {
-            const { by, reason } = run.cancelRequest;
-            await this.#oneAtATime(runId, () => this.#stopHere(run, by, reason)).catch((error: unknown) =>
-              (this.#options.onError ?? defaultOnError)(error),
-            );
-            return;
-          }
-          // A decision recorded while the run was still on its way to pausing found it running: resume now.
-          if ((await this.pending(runId)).length === 0) this.#resumeIfIdle(run);
+          if (view.status === "paused" && !this.#closed) await this.#afterPause(runId);
         },
         (error: unknown) => {
           this.#live.delete(runId);
-          if (this.#starting.delete(runId)) {
-            // It failed before its record existed: the client already has its id, so keep the reason (a few).
-            this.#failedStarts.set(runId, error);
-            if (this.#failedStarts.size > 100)
-              this.#failedStarts.delete(this.#failedStarts.keys().next().value!);
-          }
-          // A run taken over by another instance goes on there; one another process resumed first, there.
-          if (!(error instanceof RunStateError) && !(error instanceof RunFencedError))
-            (this.#options.onError ?? defaultOnError)(error);
+          this.#driverFailed(runId, error);
           throw error;
         },
       );
     this.#live.set(runId, { conversationId, controller, done: done.catch(() => {}) });
     return done;
+  }
+
+  /** A run driven here paused: what happened meanwhile may mean it is not to wait for decisions. */
+  async #afterPause(runId: string): Promise<void> {
+    const run = await this.store.getRun(runId);
+    if (run?.status !== "paused") return;
+    // Asked to stop while on its way to the pause (its calls were recorded pending before the abort came): stopped
+    // now, as a paused run is, rather than left waiting for decisions nobody will make.
+    if (run.cancelRequest) {
+      const { by, reason } = run.cancelRequest;
+      await this.#oneAtATime(runId, () => this.#stopHere(run, by, reason)).catch((error: unknown) =>
+        (this.#options.onError ?? defaultOnError)(error),
+      );
+      return;
+    }
+    // A decision recorded while the run was still on its way to pausing found it running: resume now.
+    if ((await this.pending(runId)).length === 0) this.#resumeIfIdle(run);
+  }
+
+  /** A driver here failed: kept for whoever asks about a run that never got its record, reported unless expected. */
+  #driverFailed(runId: string, error: unknown): void {
+    if (this.#starting.delete(runId)) {
+      // It failed before its record existed: the client already has its id, so keep the reason (a few).
+      this.#failedStarts.set(runId, error);
+      if (this.#failedStarts.size > 100) this.#failedStarts.delete(this.#failedStarts.keys().next().value!);
+    }
+    // A run taken over by another instance goes on there; one another process resumed first, there.
+    if (!(error instanceof RunStateError) && !(error instanceof RunFencedError))
+      (this.#options.onError ?? defaultOnError)(error);
   }
 
   #resumeIfIdle(run: RunRecord): void {
