@@ -10,7 +10,13 @@
  */
 
 // The agent loop, approvals and runs.
-export { AgentConfigError, DecisionError, RunNotFoundError, RunStateError } from "./agent/agent-errors.js";
+export {
+  AgentConfigError,
+  DecisionError,
+  type DecisionErrorReason,
+  RunNotFoundError,
+  RunStateError,
+} from "./agent/agent-errors.js";
 export {
   type AgentOptions,
   type ApprovalDecision,
