@@ -2,6 +2,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import type { RunLimits } from "../agent/limits.js";
 import { loadConfig } from "../config/load-config.js";
+import type { ToolSelection } from "../tools/select-tools.js";
 import { CliError } from "./cli-error.js";
 import type { CliAgentSettings } from "./create-cli-agent.js";
 import { BUNDLED_MODEL_TOOLS, isBundledModel } from "./default-model.js";
@@ -42,6 +43,8 @@ export interface AgentCommandOptions extends ModelFlags {
   system?: string;
   allow?: string;
   localOnly?: boolean;
+  maxTools?: string;
+  alwaysOffer?: string;
 }
 
 /**
@@ -67,7 +70,26 @@ export function cliAgentSettings(options: AgentCommandOptions, command: string):
   else if (config.tools?.allow === undefined && isBundledModel(settings.model as ModelSettings))
     settings.allow = [...BUNDLED_MODEL_TOOLS];
   if (options.localOnly) settings.localOnly = true;
+  const selection = cliToolSelection(options, config.toolSelection);
+  if (selection) settings.toolSelection = selection;
   return settings;
+}
+
+/** `--max-tools` and `--always-offer` over the config's `toolSelection` (each flag over its key). */
+function cliToolSelection(
+  options: AgentCommandOptions,
+  configured: ToolSelection | undefined,
+): ToolSelection | undefined {
+  const maxTools = options.maxTools ? positiveInt(options.maxTools, "--max-tools") : configured?.maxTools;
+  const always = options.alwaysOffer !== undefined ? list(options.alwaysOffer) : configured?.always;
+  if (maxTools === undefined) {
+    if (options.alwaysOffer !== undefined)
+      throw new CliError(
+        "--always-offer goes with --max-tools <n> (or toolSelection.maxTools in the config).",
+      );
+    return undefined;
+  }
+  return { maxTools, ...(always?.length ? { always: [...always] } : {}) };
 }
 
 export function cliRunLimits(options: AgentCommandOptions): Partial<RunLimits> {
@@ -95,6 +117,14 @@ export function addAgentOptions(command: Command): Command {
     )
     .option("--allow <tools>", "only these tools (comma-separated names or * patterns) are offered")
     .option("--local-only", "offer no open-world (network) tools")
+    .option(
+      "--max-tools <n>",
+      "offer each model turn only the n tools that fit the conversation best (plus --always-offer and those already called)",
+    )
+    .option(
+      "--always-offer <tools>",
+      "with --max-tools: tools (comma-separated names or * patterns) always offered",
+    )
     .option("--system <text>", "system prompt")
     .option(
       "--db <file|url>",

@@ -1,9 +1,11 @@
 import path from "node:path";
-import { type Agent, createAgent } from "../agent/create-agent.js";
+import { type Agent, createAgent, offersTool } from "../agent/create-agent.js";
 import type { RunLimits } from "../agent/limits.js";
 import type { ToolChoice } from "../core/language-model.js";
 import type { Store } from "../store/store.js";
 import type { ApprovalPolicy } from "../tools/approval-policy.js";
+import type { ToolSelection } from "../tools/select-tools.js";
+import type { AnyToolDefinition } from "../tools/tool-definition.js";
 import { cliApprovalPolicy } from "./cli-approval-policy.js";
 import { CliError } from "./cli-error.js";
 import { createCliModel } from "./create-cli-model.js";
@@ -31,6 +33,8 @@ export interface CliAgentSettings {
   requireApproval?: string[];
   allow?: string[];
   localOnly?: boolean;
+  /** `--max-tools` / `--always-offer`, or the config's `toolSelection`. */
+  toolSelection?: ToolSelection;
 }
 
 export interface CliAgent {
@@ -49,12 +53,17 @@ export interface CliAgentExtras {
   onLoadProgress?: (progress: number) => void;
   /** Consulted before the flags' policy: e.g. `chat`'s "always allow this tool in this chat". */
   approval?: (call: { name: string }) => ApprovalPolicy | undefined;
+  /** Start the calculator's workers while the model loads (`chat`: the first calculation then finds one ready). */
+  startCalculator?: boolean;
 }
 
-/** A named tool choice must name a tool the run offers; say which ones it could be. */
-function checkToolChoice(choice: ToolChoice | undefined, agent: Agent): void {
+/**
+ * A named tool choice must name a tool the run offers; say which ones it could be. Checked before the model loads, so
+ * a mistyped flag is answered at once, with nothing about loading printed before it.
+ */
+function checkToolChoice(choice: ToolChoice | undefined, offered: readonly AnyToolDefinition[]): void {
   if (!choice || typeof choice === "string") return;
-  const names = agent.tools().map((d) => d.tool.name);
+  const names = offered.map((d) => d.tool.name);
   if (!names.includes(choice.name)) {
     throw new CliError(
       `--tool-choice must be auto, required, none or the name of an offered tool (${names.join(", ")}); got "${choice.name}".`,
@@ -86,6 +95,7 @@ export async function createCliAgent(
   // The memory tools read and write the run's own database (the caller's to close).
   const runtime = await createToolsRuntime({
     ...(settings.config ? { configPath: settings.config } : {}),
+    ...(extras.startCalculator ? { startCalculator: true } : {}),
     database,
   });
   const close = () => runtime.close();
@@ -96,6 +106,11 @@ export async function createCliAgent(
       runtime.registry.registerAll(await loadToolsModule(settings.toolsModule, settings.toolsModuleSha256));
     // What a person set through `serve` holds here too: switched-off tools are not offered, policies are kept.
     const toolSettings = await runtime.withToolSettings({ follow: true });
+    const offers = offersTool({
+      ...(settings.allow ? { allow: settings.allow } : {}),
+      ...(settings.localOnly ? { localOnly: true } : {}),
+    });
+    checkToolChoice(modelSettings.toolChoice, runtime.registry.definitions().filter(offers));
     const { model, nativeTools } = await createCliModel(
       modelSettings,
       extras.onLoadProgress ? { onLoadProgress: extras.onLoadProgress } : {},
@@ -110,6 +125,7 @@ export async function createCliAgent(
       ...(settings.dryRun ? { dryRun: true } : {}),
       ...(settings.allow ? { allow: settings.allow } : {}),
       ...(settings.localOnly ? { localOnly: true } : {}),
+      ...(settings.toolSelection ? { toolSelection: settings.toolSelection } : {}),
       approval: cliApprovalPolicy({
         stored: (name) => toolSettings.policyOf(name),
         answered: extras.approval,
@@ -118,7 +134,6 @@ export async function createCliAgent(
       }),
       traceDir: opened.traceDir,
     } as Parameters<typeof createAgent>[0]);
-    checkToolChoice(modelSettings.toolChoice, agent);
     return {
       agent,
       store,

@@ -1,6 +1,9 @@
 import { parseJsonLenient } from "./core/parse-json-lenient.js";
 
-export type DecodedArguments = { ok: true; value: Record<string, unknown> } | { ok: false; error: string };
+/** `repaired`: the text was not valid JSON and `jsonrepair` mended it. */
+export type DecodedArguments =
+  | { ok: true; value: Record<string, unknown>; repaired?: boolean }
+  | { ok: false; error: string };
 
 /** DecodedArguments, saying whether the text had to be mended (jsonrepair) to be read: a repaired call. */
 export type ReadArguments =
@@ -47,8 +50,9 @@ export function readCallArguments(raw: unknown, subject = "the arguments", encod
   };
 }
 
-/** readCallArguments, for callers that take mended arguments like any others (the loop, the servers). */
+/** readCallArguments, for callers that take mended arguments like any others (the loop, the servers, eval). */
 export function decodeCallArguments(raw: unknown, subject?: string): DecodedArguments {
   const read = readCallArguments(raw, subject);
-  return read.ok ? { ok: true, value: read.value } : read;
+  if (!read.ok) return read;
+  return read.repaired ? { ok: true, value: read.value, repaired: true } : { ok: true, value: read.value };
 }

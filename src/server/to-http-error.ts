@@ -1,4 +1,9 @@
-import { DecisionError, RunNotFoundError } from "../agent/agent-errors.js";
+import {
+  DecisionError,
+  type DecisionErrorReason,
+  RunNotFoundError,
+  RunStateError,
+} from "../agent/agent-errors.js";
 import { ToolbridgeError } from "../core/toolbridge-error.js";
 import { ModelRequestError, UnsupportedSettingError } from "../models/model-errors.js";
 import { InvalidCursorError, ToolNotFoundError } from "../tools/errors.js";
@@ -14,6 +19,22 @@ function snakeCase(name: string): string {
 }
 
 /**
+ * The answer to each reason a decision is refused — the one table, for /api and /ws alike: a call the request names
+ * wrongly is the request's fault (400); a call or run whose state forbids the decision is a conflict with what
+ * happened before (409, the message names who decided it); edited arguments are checked like the model's (422, with
+ * the model-friendly message). The code is the reason in snake_case.
+ */
+export const DECISION_ERROR_STATUS: Record<DecisionErrorReason, 400 | 409 | 422> = {
+  "unknown-call": 400,
+  "duplicate-call": 400,
+  "already-decided": 409,
+  "not-pending": 409,
+  "run-over": 409,
+  "tool-unavailable": 422,
+  "invalid-arguments": 422,
+};
+
+/**
  * Anything thrown while answering, as the HTTP error it stands for — the one decision of status, type, param and code
  * for every surface (/api, /ws, /v1). Ours keep theirs; the errors of the rooms below get theirs here; any other
  * toolbridge error is a 500 with its message (written to be acted on: a model that cannot be loaded or reached);
@@ -26,8 +47,13 @@ export function toHttpError(error: unknown): HttpError {
     return new HttpError(404, `No run "${error.runId}" on this server; GET /api/runs lists the runs.`, {
       code: "run_not_found",
     });
-  // Edited arguments the tool's schema rejects, a tool no longer available: the model-friendly message, as is.
-  if (error instanceof DecisionError) return new HttpError(422, error.message, { code: "invalid_decision" });
+  // The agent's words, as is (edited arguments get the model-friendly message).
+  if (error instanceof DecisionError)
+    return new HttpError(DECISION_ERROR_STATUS[error.reason], error.message, {
+      code: error.reason.replaceAll("-", "_"),
+    });
+  // Cancel a run that is over or driven by another live process, resume one still waiting: the run's state forbids it.
+  if (error instanceof RunStateError) return new HttpError(409, error.message, { code: "run_state" });
   if (error instanceof ToolNotFoundError)
     return new HttpError(404, error.message, { code: "tool_not_found" });
   if (error instanceof InvalidCursorError)

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { z } from "zod";
+import { executeOptionsFor } from "../../tools/call-gate.js";
 import { parseWithSchema } from "../parse-with-schema.js";
 import { readJsonBody } from "../read-json-body.js";
 import { gateRefusal } from "./gate-refusal.js";
@@ -47,7 +48,7 @@ export function callToolRoute(context: ToolsApiContext) {
       {
         signal: c.req.raw.signal,
         ...(context.callerOf ? { userId: context.callerOf(c) } : {}),
-        ...(request.dryRun ? { dryRun: true } : {}),
+        ...executeOptionsFor(answer, request.dryRun === true),
       },
     );
     return c.json(outcome.result);
