@@ -176,7 +176,7 @@ describe("WebSocket API", () => {
     expect(second).toMatchObject({
       type: "error",
       status: 409,
-      error: { code: "conflict", message: expect.stringMatching(/denied by websocket/) },
+      error: { code: "already_decided", message: expect.stringMatching(/denied by websocket/) },
     });
     expect(await again.request(4, { type: "runs/cancel", runId })).toMatchObject({
       type: "error",
