@@ -1,0 +1,205 @@
+/**
+ * The shell examples of the README and docs/ run as written, against a real `toolbridge serve` on the bundled demo
+ * model (the built bin, as a user runs it). A ```sh block marked `<!-- example: serve -->` runs in bash against one
+ * server started the way the docs say (in a folder with `notes/` and the `toolbridge.config.json` of the block marked
+ * `<!-- example: serve-config -->`); one marked `<!-- example: cli -->` needs no server. The only changes made to a
+ * block: the docs' address (127.0.0.1:8080, localhost:8080) becomes the test server's, and a `toolbridge serve` line is
+ * left out (the server is already up). `toolbridge` is the built bin.
+ *
+ * Each block must exit 0 (bash `-euo pipefail`), every HTTP answer must be 2xx unless the block names the status
+ * (`# 409 …`), and every `# {…}` comment that shows a whole output line (no "…") must be printed as shown.
+ */
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { CLI_MAIN } from "../helpers/run-cli.js";
+
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+
+interface Example {
+  file: string;
+  kind: string;
+  lang: string;
+  code: string;
+}
+
+/** Every code block marked `<!-- example: <kind> -->`, in README.md then docs/*.md order. */
+function examples(): Example[] {
+  const files = [
+    "README.md",
+    ...readdirSync(path.join(root, "docs"))
+      .filter((name) => name.endsWith(".md"))
+      .sort()
+      .map((name) => `docs/${name}`),
+  ];
+  return files.flatMap((file) =>
+    [
+      ...readFileSync(path.join(root, file), "utf8").matchAll(
+        /<!-- example: ([\w-]+) -->\n```(\w+)\n([\s\S]*?)```/g,
+      ),
+    ].map((m) => ({ file, kind: m[1] as string, lang: m[2] as string, code: m[3] as string })),
+  );
+}
+
+const all = examples();
+const config = all.filter((e) => e.kind === "serve-config");
+// Inside the package (as the readme examples): `npx -y @modelcontextprotocol/server-filesystem` then resolves to the
+// installed dev dependency instead of the network.
+const base = path.join(root, "test", ".docs-run");
+mkdirSync(base, { recursive: true });
+const scratch = mkdtempSync(path.join(base, "serve-"));
+let child: ChildProcessWithoutNullStreams | undefined;
+let url = "";
+let banner = "";
+
+beforeAll(async () => {
+  mkdirSync(path.join(scratch, "notes"));
+  const merged = Object.assign({}, ...config.map((e) => JSON.parse(e.code)));
+  writeFileSync(path.join(scratch, "toolbridge.config.json"), JSON.stringify(merged, null, 2));
+  child = spawn(process.execPath, [CLI_MAIN, "serve", "--port", "0", "--db", "./toolbridge.db"], {
+    cwd: scratch,
+    env: {
+      ...process.env,
+      NO_COLOR: "1",
+      TOOLBRIDGE_MODEL: "",
+      TOOLBRIDGE_BASE_URL: "",
+      TOOLBRIDGE_PROVIDER: "",
+      TOOLBRIDGE_TOKEN: "",
+    },
+  });
+  let err = "";
+  child.stderr.on("data", (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 90_000);
+    child?.stdout.on("data", (chunk: Buffer) => {
+      banner += chunk.toString();
+      const match = /OpenAI-compatible API at (http:\/\/\S+)\/v1 /.exec(banner);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child?.once("exit", (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
+  });
+});
+
+afterAll(async () => {
+  if (child && child.exitCode === null) {
+    const exited = new Promise((resolve) => child?.once("exit", resolve));
+    child.kill("SIGTERM");
+    await exited;
+  }
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** Runs one block in bash in the scratch folder; HTTP statuses (from curl's --write-out) come back apart. */
+function runBlock(code: string): { status: number | null; stdout: string; stderr: string; http: number[] } {
+  const host = url.replace(/^http:\/\//, "");
+  const script = code
+    .replaceAll("http://127.0.0.1:8080", url)
+    .replaceAll("http://localhost:8080", url)
+    .replaceAll("localhost:8080", host)
+    .split("\n")
+    .filter((line) => !/^toolbridge serve\b/.test(line))
+    .join("\n");
+  const prelude = [
+    "set -euo pipefail",
+    `toolbridge() { ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI_MAIN)} "$@"; }`,
+    // The status of every answer, on stderr, so that the block's own output stays as a user sees it.
+    `curl() { command curl --max-time 120 --write-out '%{stderr}HTTP %{http_code}\\n' "$@"; }`,
+  ].join("\n");
+  const run = spawnSync("bash", ["-c", `${prelude}\n${script}`], {
+    cwd: scratch,
+    encoding: "utf8",
+    timeout: 170_000,
+    env: { ...process.env, NO_COLOR: "1" },
+  });
+  const http = [...run.stderr.matchAll(/^HTTP (\d{3})$/gm)].map((m) => Number(m[1]));
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr, http };
+}
+
+/** `# {…}` comment lines that show a whole output line, as printed. */
+function shownOutputs(code: string): string[] {
+  return code
+    .split("\n")
+    .filter((line) => /^# \{/.test(line) && !line.includes("…"))
+    .map((line) => line.slice(2));
+}
+
+describe("the shell examples of the README and docs/", () => {
+  it("finds the marked examples: the server's, the Runs API's, the Tools API's, /v1's and the parser's", () => {
+    const where = all.map((e) => `${e.file}:${e.kind}`);
+    expect(where).toEqual(
+      expect.arrayContaining([
+        "docs/server.md:serve-config",
+        "docs/server.md:serve",
+        "docs/openai-api.md:serve",
+        "docs/protocols.md:cli",
+      ]),
+    );
+    expect(all.filter((e) => e.kind === "serve").length).toBeGreaterThanOrEqual(4);
+  });
+
+  it("the README's serve banner is what serve prints", () => {
+    const readme = readFileSync(path.join(root, "README.md"), "utf8");
+    const block = /```sh\ntoolbridge serve --port 8080[^\n]*\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
+    const documented = block
+      .split("\n")
+      .filter((line) => line.startsWith("# "))
+      .map((line) =>
+        line
+          .slice(2)
+          .replaceAll("127.0.0.1:8080", url.replace("http://", ""))
+          .replace("12 tool(s)", "N tool(s)"),
+      );
+    expect(documented.length).toBeGreaterThan(5);
+    const printed = banner
+      .split("\n")
+      .slice(0, documented.length)
+      .map((line) => line.replace(/serving \d+ tool\(s\)/, "serving N tool(s)"));
+    expect(printed).toEqual(documented);
+  });
+
+  for (const [index, example] of all.entries()) {
+    if (example.kind !== "serve" && example.kind !== "cli") continue;
+    const first = example.code.split("\n").find((line) => line && !line.startsWith("#")) ?? "";
+    it(`${example.file} #${index}: ${first.slice(0, 60)}`, () => {
+      const run = runBlock(example.code);
+      expect(run.stderr.replace(/^HTTP \d{3}\n/gm, ""), run.stdout).toBe("");
+      expect(run.status).toBe(0);
+      const named = new Set([...example.code.matchAll(/# (\d{3}) /g)].map((m) => Number(m[1])));
+      const unexpected = run.http.filter((status) => (status < 200 || status > 299) && !named.has(status));
+      expect(unexpected, run.stdout).toEqual([]);
+      if (example.kind === "serve") expect(run.http.length).toBeGreaterThan(0);
+      for (const shown of shownOutputs(example.code)) expect(run.stdout).toContain(shown);
+
+      // What each example is there to show, as a user would check it.
+      if (example.code.includes('"message":"roll 2d6+3"')) {
+        // Paused on the call the tool setting made ask for, approved, and run to the answer.
+        expect(run.stdout).toContain('"status":"paused"');
+        expect(run.stdout).toMatch(/"pending":\[\],"ready":true/);
+        expect(run.stdout).toMatch(
+          /event: approval-requested[\s\S]*event: approval-decided[\s\S]*run-finished/,
+        );
+        expect(run.stdout).toMatch(/"name":"roll_dice","arguments":\{"notation":"2d6\+3"\}/);
+      }
+      if (example.code.includes("cancelRuns=true")) {
+        expect(run.http).toContain(409);
+        expect(run.stdout).toContain('"status":"stopped"');
+      }
+      if (example.code.includes("write_file/call")) {
+        expect(readFileSync(path.join(scratch, "notes", "a.txt"), "utf8")).toBe("hi");
+        expect(run.stdout).toContain('"text":"1024"');
+        expect(run.stdout).toMatch(/"name":"fs","state":"(ready|connecting|restarting)"/);
+      }
+      if (example.code.includes("/v1/chat/completions"))
+        expect(run.stdout).toMatch(/"name":"roll_dice","arguments":"\{\\"notation\\":\\"2d6\+3\\"\}"/);
+    });
+  }
+});
