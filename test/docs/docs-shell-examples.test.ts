@@ -2,7 +2,8 @@
  * The shell examples of the README and docs/ run as written, against a real `toolbridge serve` on the bundled demo
  * model (the built bin, as a user runs it). A ```sh block marked `<!-- example: serve -->` runs in bash against one
  * server started the way the docs say (in a folder with `notes/` and the `toolbridge.config.json` of the block marked
- * `<!-- example: serve-config -->`); one marked `<!-- example: cli -->` needs no server. The only changes made to a
+ * `<!-- example: serve-config -->`); one marked `<!-- example: serve-token -->` against a second one started with
+ * `--token "$TOKEN"` (the block gets `TOKEN`); one marked `<!-- example: cli -->` needs no server. The only changes made to a
  * block: the docs' address (127.0.0.1:8080, localhost:8080) becomes the test server's, and a `toolbridge serve` line is
  * left out (the server is already up). `toolbridge` is the built bin.
  *
@@ -52,7 +53,52 @@ const config = all.filter((e) => e.kind === "serve-config");
 const base = path.join(root, "test", ".docs-run");
 mkdirSync(base, { recursive: true });
 const scratch = mkdtempSync(path.join(base, "serve-"));
-let child: ChildProcessWithoutNullStreams | undefined;
+const TOKEN = "docs-example-token-0123456789";
+
+interface Served {
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  banner: string;
+}
+
+/** `toolbridge serve --port 0 …` in `cwd`, resolved once its banner (through the /v1 line) is printed. */
+function startServe(cwd: string, extra: string[] = []): Promise<Served> {
+  const child = spawn(
+    process.execPath,
+    [CLI_MAIN, "serve", "--port", "0", "--db", "./toolbridge.db", ...extra],
+    {
+      cwd,
+      env: {
+        ...process.env,
+        NO_COLOR: "1",
+        TOOLBRIDGE_MODEL: "",
+        TOOLBRIDGE_BASE_URL: "",
+        TOOLBRIDGE_PROVIDER: "",
+        TOOLBRIDGE_TOKEN: "",
+      },
+    },
+  );
+  let err = "";
+  let banner = "";
+  child.stderr.on("data", (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  return new Promise<Served>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 90_000);
+    child.stdout.on("data", (chunk: Buffer) => {
+      banner += chunk.toString();
+      const match = /OpenAI-compatible API at (http:\/\/\S+)\/v1 /.exec(banner);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve({ child, url: match[1], banner });
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
+  });
+}
+
+let served: Served | undefined;
+let guarded: Served | undefined;
 let url = "";
 let banner = "";
 
@@ -60,46 +106,33 @@ beforeAll(async () => {
   mkdirSync(path.join(scratch, "notes"));
   const merged = Object.assign({}, ...config.map((e) => JSON.parse(e.code)));
   writeFileSync(path.join(scratch, "toolbridge.config.json"), JSON.stringify(merged, null, 2));
-  child = spawn(process.execPath, [CLI_MAIN, "serve", "--port", "0", "--db", "./toolbridge.db"], {
-    cwd: scratch,
-    env: {
-      ...process.env,
-      NO_COLOR: "1",
-      TOOLBRIDGE_MODEL: "",
-      TOOLBRIDGE_BASE_URL: "",
-      TOOLBRIDGE_PROVIDER: "",
-      TOOLBRIDGE_TOKEN: "",
-    },
-  });
-  let err = "";
-  child.stderr.on("data", (chunk: Buffer) => {
-    err += chunk.toString();
-  });
-  url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 90_000);
-    child?.stdout.on("data", (chunk: Buffer) => {
-      banner += chunk.toString();
-      const match = /OpenAI-compatible API at (http:\/\/\S+)\/v1 /.exec(banner);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child?.once("exit", (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
-  });
+  mkdirSync(path.join(scratch, "guarded"));
+  [served, guarded] = await Promise.all([
+    startServe(scratch),
+    startServe(path.join(scratch, "guarded"), ["--token", TOKEN]),
+  ]);
+  url = served.url;
+  banner = served.banner;
 });
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((resolve) => child?.once("exit", resolve));
-    child.kill("SIGTERM");
-    await exited;
-  }
+  await Promise.all(
+    [served, guarded].map(async (server) => {
+      if (!server || server.child.exitCode !== null) return;
+      const exited = new Promise((resolve) => server.child.once("exit", resolve));
+      server.child.kill("SIGTERM");
+      await exited;
+    }),
+  );
   rmSync(scratch, { recursive: true, force: true });
 });
 
 /** Runs one block in bash in the scratch folder; HTTP statuses (from curl's --write-out) come back apart. */
-function runBlock(code: string): { status: number | null; stdout: string; stderr: string; http: number[] } {
+function runBlock(
+  code: string,
+  url: string,
+  env: Record<string, string> = {},
+): { status: number | null; stdout: string; stderr: string; http: number[] } {
   const host = url.replace(/^http:\/\//, "");
   const script = code
     .replaceAll("http://127.0.0.1:8080", url)
@@ -118,7 +151,7 @@ function runBlock(code: string): { status: number | null; stdout: string; stderr
     cwd: scratch,
     encoding: "utf8",
     timeout: 170_000,
-    env: { ...process.env, NO_COLOR: "1" },
+    env: { ...process.env, NO_COLOR: "1", ...env },
   });
   const http = [...run.stderr.matchAll(/^HTTP (\d{3})$/gm)].map((m) => Number(m[1]));
   return { status: run.status, stdout: run.stdout, stderr: run.stderr, http };
@@ -141,6 +174,7 @@ describe("the shell examples of the README and docs/", () => {
         "docs/server.md:serve",
         "docs/openai-api.md:serve",
         "docs/protocols.md:cli",
+        "docs/security.md:serve-token",
       ]),
     );
     expect(all.filter((e) => e.kind === "serve").length).toBeGreaterThanOrEqual(4);
@@ -167,16 +201,19 @@ describe("the shell examples of the README and docs/", () => {
   });
 
   for (const [index, example] of all.entries()) {
-    if (example.kind !== "serve" && example.kind !== "cli") continue;
+    if (!["serve", "serve-token", "cli"].includes(example.kind)) continue;
     const first = example.code.split("\n").find((line) => line && !line.startsWith("#")) ?? "";
     it(`${example.file} #${index}: ${first.slice(0, 60)}`, () => {
-      const run = runBlock(example.code);
+      const run =
+        example.kind === "serve-token"
+          ? runBlock(example.code, guarded?.url ?? "", { TOKEN })
+          : runBlock(example.code, url);
       expect(run.stderr.replace(/^HTTP \d{3}\n/gm, ""), run.stdout).toBe("");
       expect(run.status).toBe(0);
       const named = new Set([...example.code.matchAll(/# (\d{3}) /g)].map((m) => Number(m[1])));
       const unexpected = run.http.filter((status) => (status < 200 || status > 299) && !named.has(status));
       expect(unexpected, run.stdout).toEqual([]);
-      if (example.kind === "serve") expect(run.http.length).toBeGreaterThan(0);
+      if (example.kind !== "cli") expect(run.http.length).toBeGreaterThan(0);
       for (const shown of shownOutputs(example.code)) expect(run.stdout).toContain(shown);
 
       // What each example is there to show, as a user would check it.
@@ -197,6 +234,14 @@ describe("the shell examples of the README and docs/", () => {
         expect(readFileSync(path.join(scratch, "notes", "a.txt"), "utf8")).toBe("hi");
         expect(run.stdout).toContain('"text":"1024"');
         expect(run.stdout).toMatch(/"name":"fs","state":"(ready|connecting|restarting)"/);
+      }
+      if (example.code.includes("/api/session")) {
+        // Signed in by the cookie, signed out again; the token never stored by the page.
+        expect(run.stdout).toMatch(
+          /set-cookie: toolbridge_session=v1\.\d+\.[^;]+; Path=\/; HttpOnly; SameSite=Strict/i,
+        );
+        expect(run.stdout).toMatch(/"authenticated":true[\s\S]*"authenticated":false/);
+        expect(run.stdout).toContain('"name":"calculator"');
       }
       if (example.code.includes("/v1/chat/completions"))
         expect(run.stdout).toMatch(/"name":"roll_dice","arguments":"\{\\"notation\\":\\"2d6\+3\\"\}"/);
