@@ -69,6 +69,20 @@ describe("documentation links", () => {
     expect(anchorOf("`GET /api`")).toBe("get-api");
   });
 
+  it("the README's links lead to files the npm package ships (its `files`), so they work in an install too", () => {
+    const shipped = (
+      JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).files as string[]
+    ).filter((entry) => !entry.startsWith("!"));
+    const readme = readFileSync(path.join(root, "README.md"), "utf8");
+    const outside = linksOf(readme)
+      .map((link) => link.split("#")[0] ?? "")
+      .filter(
+        (target) => target && !shipped.some((entry) => target === entry || target.startsWith(`${entry}/`)),
+      );
+    // src/*/README.md are notes for contributors, read in the repository.
+    expect(outside.filter((target) => !/^src\/[\w-]+\/README\.md$/.test(target))).toEqual([]);
+  });
+
   for (const file of files) {
     it(`${file}: every relative link and anchor resolves`, () => {
       const text = readFileSync(path.join(root, file), "utf8");
