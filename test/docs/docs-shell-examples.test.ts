@@ -8,7 +8,8 @@
  * left out (the server is already up). `toolbridge` is the built bin.
  *
  * Each block must exit 0 (bash `-euo pipefail`), every HTTP answer must be 2xx unless the block names the status
- * (`# 409 …`), and every `# {…}` comment that shows a whole output line (no "…") must be printed as shown.
+ * (`# 409 …`), and every `# {…}` comment that shows a whole output line (no "…") must be printed as shown. The
+ * WebSocket example (`<!-- example: ws -->`, JSON messages) is sent in order over a socket to the --token server.
  */
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -16,6 +17,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { CLI_MAIN } from "../helpers/run-cli.js";
+import { TestSocket } from "../server/runs/helpers.js";
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 
@@ -247,4 +249,108 @@ describe("the shell examples of the README and docs/", () => {
         expect(run.stdout).toMatch(/"name":"roll_dice","arguments":"\{\\"notation\\":\\"2d6\+3\\"\}"/);
     });
   }
+});
+
+describe("the WebSocket example of docs/server.md", () => {
+  it("sends its requests in order, with real values for the …, and gets what its comments say", async () => {
+    const block = all.find((e) => e.kind === "ws");
+    expect(block?.file).toBe("docs/server.md");
+    const lines = (block?.code ?? "").split("\n").map((line) => line.replace(/\s*\/\/.*$/, ""));
+    const requests = lines
+      .filter((line) => line.startsWith('{"id"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const pushed = lines
+      .filter((line) => line.startsWith('{"type"'))
+      .map((line) => /"type": "([^"]+)"/.exec(line)?.[1]);
+    expect(requests.map((r) => r.type)).toEqual([
+      "auth",
+      "tools/list",
+      "tools/call",
+      "runs/start",
+      "runs/subscribe",
+      "runs/unsubscribe",
+      "runs/get",
+      "runs/decide",
+      "runs/cancel",
+    ]);
+    const http = guarded?.url ?? "";
+    const bearer = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
+    // The dice ask, so that the run pauses for the decision the example sends.
+    await fetch(`${http}/api/tools/roll_dice`, {
+      method: "PATCH",
+      headers: bearer,
+      body: '{"policy":"ask"}',
+    });
+    const socket = await TestSocket.open(`${http.replace(/^http/, "ws")}/ws`);
+    let runId = "";
+    let callId = "";
+    /** The "…" of a request made real (a key whose value is left to the reader is left out). */
+    const real = (request: Record<string, unknown>): Record<string, unknown> => {
+      const values: Record<string, unknown> = {
+        token: TOKEN,
+        category: "math",
+        message: "roll 2d6+3",
+        model: "toolbridge-demo",
+        runId,
+      };
+      const out: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(request)) {
+        if (key === "decisions")
+          out[key] = (value as Record<string, unknown>[]).map((d) => ({ ...d, callId }));
+        else if (typeof value === "string" && value.includes("…")) {
+          if (values[key] !== undefined) out[key] = values[key];
+        } else out[key] = value;
+      }
+      return out;
+    };
+    try {
+      const replies: Record<string, Record<string, unknown>> = {};
+      for (const request of requests) {
+        if (request.type === "runs/subscribe") {
+          // Subscribed once the run waits for its decision: the pending calls come with the subscription.
+          await vi.waitFor(
+            async () => {
+              const view = (await (await fetch(`${http}/api/runs/${runId}`, { headers: bearer })).json()) as {
+                status: string;
+                pending: { callId: string }[];
+              };
+              expect(view.status).toBe("paused");
+              callId = view.pending[0]?.callId ?? "";
+            },
+            { timeout: 60_000, interval: 200 },
+          );
+        }
+        const { id, ...message } = real(request);
+        socket.send({ id, ...message });
+        const reply = await socket.waitFor(
+          (m) => m.id === id && (m.type === "result" || m.type === "error"),
+          60_000,
+        );
+        replies[request.type as string] = reply;
+        if (request.type === "runs/start") runId = (reply.result as { runId: string }).runId;
+        // A run that already ended after its approval cannot be cancelled: that answer is the only error accepted.
+        if (request.type !== "runs/cancel") expect(reply.type, JSON.stringify(reply)).toBe("result");
+      }
+      expect(JSON.stringify(replies["tools/list"]?.result)).toContain('"name":"calculator"');
+      expect(JSON.stringify(replies["tools/call"]?.result)).toContain('"text":"42"');
+      expect(replies["runs/get"]?.result).toMatchObject({
+        status: "paused",
+        pending: [{ callId, name: "roll_dice" }],
+      });
+      const cancel = replies["runs/cancel"];
+      expect(cancel?.type === "result" || (cancel?.error as { code?: unknown })?.code !== undefined).toBe(
+        true,
+      );
+      // What the server pushes, as the example lists it (tools/list_changed only follows a change of the tools).
+      for (const type of pushed.filter((t) => t !== "tools/list_changed"))
+        expect(socket.messages.map((m) => m.type)).toContain(type);
+    } finally {
+      socket.close();
+      await fetch(`${http}/api/tools/roll_dice`, {
+        method: "PATCH",
+        headers: bearer,
+        body: '{"policy":null}',
+      });
+    }
+  });
 });
