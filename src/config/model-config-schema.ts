@@ -57,6 +57,11 @@ export const llamaModelConfigSchema = z.strictObject({
   path: z.string().min(1, "give the path of a .gguf model file"),
   /** CPU threads; default chosen from the cores available. */
   threads: z.number().int().positive().optional(),
+  /**
+   * Text-protocol mode: constrain each call's body with a grammar made from the tools' schemas (default true). `false`
+   * lets the model write calls freely (what `toolbridge eval --protocol all` may recommend for some models).
+   */
+  grammar: z.boolean().optional(),
   ...common,
 });
 

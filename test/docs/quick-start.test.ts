@@ -33,7 +33,7 @@ describe("the README's quick start", () => {
   });
 
   it("npm start chats on the bundled model: the suggested question gets the calculator call, its result, the answer", () => {
-    const question = /ask "([^"]+)"/.exec(quickStart)?.[1];
+    const question = /ask "([^"]+)"/.exec(quickStart)?.[1]?.replace(/\s+/g, " ");
     expect(question).toBe("what is 15% of 47.50?");
     const steps = (scripts.start ?? "").split("&&").map((step) => step.trim());
     expect(steps[0]).toMatch(/build/);

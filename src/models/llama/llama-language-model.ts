@@ -45,6 +45,12 @@ export interface LlamaModelOptions {
    * for tiny models (random or barely trained ones never close a string by themselves), none otherwise.
    */
   maxStringLength?: number | "auto" | false;
+  /**
+   * Text mode: constrain each call's body with a grammar made from the offered tools' schemas (default true). `false`
+   * lets the model write calls freely and only parses them, as a text-only server's output is read (`toolbridge eval`
+   * measures what the grammar adds). Native mode is always grammar-constrained by node-llama-cpp.
+   */
+  grammar?: boolean;
   /** Load progress, 0…1 (the CLI shows it). */
   onLoadProgress?: (progress: number) => void;
   id?: string;
@@ -222,9 +228,10 @@ export class LlamaLanguageModel implements LanguageModel {
       const shown = this.#lastRequestOnly
         ? { ...request, messages: lastRequestOnly(request.messages) }
         : request;
-      const turn = (req: ModelRequest) => streamTextTurn({ ...common, ...text, request: req });
-      // Formats without a grammar-able call body cannot force a call by prefix: ask again instead.
-      if (isForced(shown.toolChoice) && !text.frames.framesFor(shown.tools)) {
+      const callGrammar = this.#options.grammar !== false;
+      const turn = (req: ModelRequest) => streamTextTurn({ ...common, ...text, callGrammar, request: req });
+      // Formats without a grammar-able call body (or with the grammar off) cannot force a call by prefix: ask again.
+      if (isForced(shown.toolChoice) && (!callGrammar || !text.frames.framesFor(shown.tools))) {
         yield* enforceToolChoice(shown.toolChoice, 1, (extra) =>
           turn({ ...shown, messages: [...shown.messages, ...extra] }),
         );
