@@ -8,6 +8,7 @@ import { CallGate } from "../tools/call-gate.js";
 import type { ToolExecutor } from "../tools/tool-executor.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
 import { apiError } from "./api-error.js";
+import { listApiRoutes } from "./api-index.js";
 import { bearerTokenAuth } from "./bearer-token-auth.js";
 import { bodySizeLimit } from "./body-size-limit.js";
 import { hostOriginGuard } from "./host-origin-guard.js";
@@ -261,6 +262,9 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
       pendingApprovals,
     });
   }
+
+  // The address the start banner prints as the REST API: what it offers, read from the routes registered above.
+  app.get("/api", (c) => c.json({ routes: listApiRoutes(app) }));
 
   // Last: the web UI answers what no route above took (an unknown API path still gets the JSON 404).
   if (webUi)
