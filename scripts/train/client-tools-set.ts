@@ -13,6 +13,7 @@ import OpenAI from "openai";
 import type { ChatCompletionFunctionTool } from "openai/resources/chat/completions";
 import { serveModelCatalog } from "../../src/cli/serve-models.js";
 import { parseConfig } from "../../src/config/load-config.js";
+import { bundledModelPath } from "../../src/models/bundled-model.js";
 import type { ModelCatalog } from "../../src/server/model-catalog.js";
 import { startServer } from "../../src/server/start-server.js";
 import { ToolExecutor } from "../../src/tools/tool-executor.js";
@@ -92,16 +93,23 @@ export function summarizeClientTools(verdicts: readonly ClientToolVerdict[]): Cl
 /** Every item through `/v1` of a server serving the model (`modelPath`, or the bundled default). */
 export async function runClientToolSet(options: {
   modelPath?: string;
+  copyArguments?: boolean;
   filter?: (index: number) => boolean;
   verbose?: boolean;
 }): Promise<ClientToolFigures> {
   const all = loadJsonLines<ClientToolItem>(CLIENT_TOOL_SET);
   const items = all.map((item, i) => ({ item, i })).filter(({ i }) => options.filter?.(i) ?? true);
   const dir = mkdtempSync(path.join(tmpdir(), "toolbridge-eval-v1-"));
+  const copy = options.copyArguments === undefined ? {} : { copyArguments: options.copyArguments };
   const config = parseConfig(
-    options.modelPath
-      ? { model: { provider: "llama", path: path.resolve(options.modelPath), nativeTools: false } }
-      : {},
+    {
+      model: {
+        provider: "llama",
+        path: path.resolve(options.modelPath ?? bundledModelPath()),
+        nativeTools: false,
+        ...copy,
+      },
+    },
     "toolbridge.config.json",
     dir,
   );

@@ -360,8 +360,12 @@ async function main(): Promise<void> {
       every: { type: "string", default: "1" },
       verbose: { type: "boolean", default: false },
       json: { type: "string" },
+      // Copy-constrained string arguments on or off (default: the model's own default, by its size).
+      "copy-arguments": { type: "string" },
     },
   });
+  const copyArguments =
+    values["copy-arguments"] === undefined ? undefined : /^(true|on|1|yes)$/i.test(values["copy-arguments"]);
   const sets = values.set === "all" ? ["template", "everyday", "client-tools"] : values.set.split(",");
   const every = Number(values.every);
   const limit = values.limit ? Number(values.limit) : Number.POSITIVE_INFINITY;
@@ -374,14 +378,15 @@ async function main(): Promise<void> {
   const store = new EvalStore(path.join(dir, "eval.db"));
   // The run command's own resolution: no --model means the bundled default (when the CLI has wired it), else
   // exactly the flags the default stands for. No token cap of its own: `toolbridge run`'s default (1,024).
-  const flags: AgentCommandOptions = values.model ? { model: values.model } : {};
+  const copy = copyArguments === undefined ? {} : { copyArguments };
+  const flags: AgentCommandOptions = values.model ? { model: values.model, ...copy } : copy;
   let settings: ReturnType<typeof cliAgentSettings>;
   try {
     settings = cliAgentSettings(flags, "run");
   } catch {
-    settings = cliAgentSettings({ model: bundledModelPath(), protocol: "hermes" }, "run");
+    settings = cliAgentSettings({ model: bundledModelPath(), protocol: "hermes", ...copy }, "run");
   }
-  if (values.model) settings = cliAgentSettings({ model: values.model, protocol: "hermes" }, "run");
+  if (values.model) settings = cliAgentSettings({ model: values.model, protocol: "hermes", ...copy }, "run");
   settings.autoApprove = true;
   const cli = await createCliAgent(settings, store);
   try {
@@ -455,6 +460,7 @@ async function main(): Promise<void> {
     const started = performance.now();
     const c: ClientToolFigures = await runClientToolSet({
       ...(values.model ? { modelPath: values.model } : {}),
+      ...copy,
       filter,
       verbose: values.verbose,
     });

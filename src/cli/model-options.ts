@@ -30,6 +30,7 @@ export type { CliModelProvider, ModelSettings } from "./model-settings.js";
  * | maxTokens    | --max-tokens <n>      | TOOLBRIDGE_MAX_TOKENS     | maxTokens                         |
  * | seed         | --seed <n>            | TOOLBRIDGE_SEED           | seed                              |
  * | threads      | --threads <n>         | TOOLBRIDGE_THREADS        | threads                           |
+ * | copyArguments| --[no-]copy-arguments | TOOLBRIDGE_COPY_ARGUMENTS | copyArguments                     |
  * | apiKeyEnv    | --api-key-env <VAR>   | TOOLBRIDGE_API_KEY_ENV    | apiKeyEnv                         |
  *
  * API keys themselves come from OPENAI_API_KEY / ANTHROPIC_API_KEY, or the variable `apiKeyEnv` names.
@@ -47,6 +48,7 @@ export const MODEL_KEYS = [
   "maxTokens",
   "seed",
   "threads",
+  "copyArguments",
   "apiKeyEnv",
 ] as const;
 export type ModelKey = (typeof MODEL_KEYS)[number];
@@ -81,6 +83,7 @@ export interface ModelFlags {
   seed?: string;
   maxTokens?: string;
   threads?: string;
+  copyArguments?: boolean;
   apiKeyEnv?: string;
 }
 
@@ -115,6 +118,11 @@ export function addModelOptions(command: Command): Command {
     .option("--max-tokens <n>", "most tokens per model turn")
     .option("--threads <n>", "CPU threads for a GGUF model (default: chosen from the cores available)")
     .option(
+      "--copy-arguments",
+      "GGUF text mode: write string arguments out of the conversation's words (default: on for models under 50M parameters)",
+    )
+    .option("--no-copy-arguments", "GGUF text mode: let the model write string arguments freely")
+    .option(
       "--api-key-env <VAR>",
       "the environment variable holding the API key (default OPENAI_API_KEY/ANTHROPIC_API_KEY)",
     );
@@ -137,6 +145,7 @@ const MODEL_SPECIFIC = [
   "protocol",
   "nativeTools",
   "threads",
+  "copyArguments",
   "apiKeyEnv",
 ] as const;
 /** Fields that make sense for any model. */
@@ -285,6 +294,7 @@ export function buildModelLayer(input: ModelInput, place: Place): Layer {
   set(layer, "maxTokens", integer(value("maxTokens"), where("maxTokens"), 1));
   set(layer, "seed", integer(value("seed"), where("seed"), 0));
   set(layer, "threads", integer(value("threads"), where("threads"), 1));
+  set(layer, "copyArguments", boolean(value("copyArguments"), where("copyArguments")));
   set(layer, "apiKeyEnv", variableName(value("apiKeyEnv"), where("apiKeyEnv")));
   return layer;
 }

@@ -57,6 +57,11 @@ export const llamaModelConfigSchema = z.strictObject({
   path: z.string().min(1, "give the path of a .gguf model file"),
   /** CPU threads; default chosen from the cores available. */
   threads: z.number().int().positive().optional(),
+  /**
+   * Text mode: hold plain string arguments to the words of the conversation (tool results and the tools' schemas
+   * included). Default: on for models under 50M parameters.
+   */
+  copyArguments: z.boolean().optional(),
   ...common,
 });
 

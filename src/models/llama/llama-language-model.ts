@@ -45,6 +45,14 @@ export interface LlamaModelOptions {
    * for tiny models (random or barely trained ones never close a string by themselves), none otherwise.
    */
   maxStringLength?: number | "auto" | false;
+  /**
+   * Text mode: hold plain string arguments (no enum, format or pattern) to the words of the conversation — the user's
+   * and system messages, tool results and the tools' own schemas; short numbers, spaces and punctuation stay free
+   * (copy-grammar.ts). A model that starts copying "purple" cannot write "pflip". Default `"auto"`: on for tiny models
+   * (< 50M parameters), which cannot copy a word they never saw; off otherwise, where a tool may want text the model
+   * writes itself (an email's body).
+   */
+  copyArguments?: boolean | "auto";
   /** Load progress, 0…1 (the CLI shows it). */
   onLoadProgress?: (progress: number) => void;
   id?: string;
@@ -151,6 +159,12 @@ export class LlamaLanguageModel implements LanguageModel {
     return o;
   }
 
+  #copyArguments(loaded: LoadedLlama): boolean {
+    const o = this.#options.copyArguments ?? "auto";
+    if (o !== "auto") return o;
+    return loaded.parameters !== undefined && loaded.parameters < TINY_MODEL_PARAMETERS;
+  }
+
   /** The configured sampling with the request's own settings over it, for this request only. */
   #sampling(request: ModelRequest): Sampling {
     const o = this.#options;
@@ -201,7 +215,8 @@ export class LlamaLanguageModel implements LanguageModel {
       const shown = this.#lastRequestOnly
         ? { ...request, messages: lastRequestOnly(request.messages) }
         : request;
-      const turn = (req: ModelRequest) => streamTextTurn({ ...common, ...text, request: req });
+      const copyArguments = this.#copyArguments(loaded);
+      const turn = (req: ModelRequest) => streamTextTurn({ ...common, ...text, copyArguments, request: req });
       // Formats without a grammar-able call body cannot force a call by prefix: ask again instead.
       if (isForced(shown.toolChoice) && !text.frames.framesFor(shown.tools)) {
         yield* enforceToolChoice(shown.toolChoice, 1, (extra) =>
