@@ -2,7 +2,7 @@ import path from "node:path";
 import type { ChatHistoryItem, ChatWrapper } from "node-llama-cpp";
 import type { LanguageModel, ModelEvent, ModelRequest } from "../../core/language-model.js";
 import type { ToolCallProtocol } from "../../protocols/protocol.js";
-import { applyCatalogueHint, lastRequestOnly, readModelHints } from "../bundled-model.js";
+import { applyCatalogueHint, lastRequests, readModelHints } from "../bundled-model.js";
 import type { ChatTemplate } from "../chat-template/chat-template.js";
 import { builtinChatTemplate, loadChatTemplate } from "../chat-template/load-chat-template.js";
 import { chooseProtocol } from "../choose-protocol.js";
@@ -83,7 +83,8 @@ export class LlamaLanguageModel implements LanguageModel {
   #text: { template: ChatTemplate; protocol: ToolCallProtocol; frames: CallFrameCache } | undefined;
   #lastHistory: ChatHistoryItem[] | undefined;
   #hintedTemperature: number | undefined;
-  #lastRequestOnly = false;
+  /** Requests of a conversation the model is shown (its `toolbridge.history` hint); undefined: all. */
+  #historyRequests: number | undefined;
 
   constructor(options: LlamaModelOptions) {
     this.#options = options;
@@ -131,7 +132,7 @@ export class LlamaLanguageModel implements LanguageModel {
         // A model made for toolbridge (the bundled demo) names its protocol and catalogue style in its metadata.
         const hints = readModelHints(loaded.model.fileInfo.metadata);
         this.#hintedTemperature = hints.temperature;
-        this.#lastRequestOnly = hints.history === "last-request";
+        this.#historyRequests = hints.history;
         const name = loaded.model.fileInfo.metadata.general?.name ?? path.basename(o.modelPath);
         const protocol = applyCatalogueHint(
           chooseProtocol({
@@ -212,9 +213,9 @@ export class LlamaLanguageModel implements LanguageModel {
       }
       const text = this.#text;
       // Trimmed before enforceToolChoice adds its nudge turn, which must not count as the latest request.
-      const shown = this.#lastRequestOnly
-        ? { ...request, messages: lastRequestOnly(request.messages) }
-        : request;
+      const kept = this.#historyRequests;
+      const shown =
+        kept !== undefined ? { ...request, messages: lastRequests(request.messages, kept) } : request;
       const copyArguments = this.#copyArguments(loaded);
       const turn = (req: ModelRequest) => streamTextTurn({ ...common, ...text, copyArguments, request: req });
       // Formats without a grammar-able call body cannot force a call by prefix: ask again instead.
