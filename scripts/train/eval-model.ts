@@ -171,6 +171,8 @@ async function runRequest(
   prompt: string,
   conversationId?: string,
 ): Promise<{ calls: CallOutcome[]; answer: string; error?: string }> {
+  const started = performance.now();
+  let steps = 0;
   const calls: CallOutcome[] = [];
   const byId = new Map<string, CallOutcome>();
   let answer = "";
@@ -178,6 +180,7 @@ async function runRequest(
   try {
     const handle = cli.agent.run(prompt, conversationId ? { conversationId } : {});
     for await (const event of handle) {
+      if (event.type === "step-started") steps++;
       if (event.type === "call-finished") {
         const call: CallOutcome = { name: event.name, arguments: event.arguments };
         calls.push(call);
@@ -197,7 +200,18 @@ async function runRequest(
   } catch (e) {
     error = (e as Error).message;
   }
+  TURN_TIMES.push((performance.now() - started) / Math.max(1, steps));
   return { calls, answer, ...(error ? { error } : {}) };
+}
+
+/** Seconds of each model turn (a request's time over its steps: the call, then the answer). */
+const TURN_TIMES: number[] = [];
+
+function turnTimes(): string {
+  const sorted = TURN_TIMES.splice(0).sort((a, b) => a - b);
+  const at = (q: number) =>
+    ((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0) / 1000).toFixed(2);
+  return `per model turn: median ${at(0.5)} s, 95th percentile ${at(0.95)} s, slowest ${at(1)} s`;
 }
 
 async function runTemplateSet(
@@ -416,6 +430,7 @@ async function main(): Promise<void> {
           `  no tool for no-tool requests:     ${pct(f.noToolWhenNoneNeeded, f.chatRequests)} (${f.noToolWhenNoneNeeded}/${f.chatRequests}, goal ≥95%)`,
           `  (first calls the tool rejected: ${f.rejectedFirstCalls}; answers quoting such an error: ${f.answersQuotingRejection})`,
           ...Object.entries(t.byKind).map(([k, d]) => `    ${k.padEnd(14)} ${d}`),
+          `  ${turnTimes()}`,
           "",
         ].join("\n"),
       );
@@ -446,6 +461,7 @@ async function main(): Promise<void> {
           `  junk calls on out-of-scope requests:   ${f.junkCallsOutOfScope} of ${f.outOfScopeItems} (goal 0); on small talk ${f.junkCalls - f.junkCallsOutOfScope}`,
           `  out of scope, says what it can do:     ${f.offersAlternatives} of ${f.outOfScopeItems}`,
           ...Object.entries(groups).map(([k, d]) => `    ${k.padEnd(14)} ${d}`),
+          `  ${turnTimes()}`,
           "",
         ].join("\n"),
       );

@@ -43,6 +43,11 @@ export interface EverydayItem {
   says?: string[];
   /** The tool is meant to fail (an error, or a search that finds nothing): the answer must say so. */
   fails?: boolean;
+  /**
+   * Tools the model may call first to look something up (today's date before counting the days to Christmas): such
+   * leading calls are not held against it, and the expected calls are matched after them.
+   */
+  mayLookUp?: string[];
 }
 
 export const EVERYDAY_SET = fileURLToPath(new URL("sets/everyday.jsonl", import.meta.url));
@@ -202,10 +207,19 @@ export function judge(
   defaults: Defaults,
   sameResult: (expected: ExpectedCall, actual: CallOutcome) => boolean,
 ): EverydayVerdict {
-  const { item, calls, answer } = o;
+  const { item, answer } = o;
   const expected = item.expect;
+  let skip = 0;
+  while (
+    expected?.[0] &&
+    skip < o.calls.length &&
+    o.calls[skip]?.name !== expected[0].name &&
+    item.mayLookUp?.includes(o.calls[skip]?.name as string)
+  )
+    skip++;
+  const calls = o.calls.slice(skip);
   const failed = calls.some(callFailed);
-  const sources = [item.request, o.context, ...calls.map((c) => c.result ?? "")].join("\n");
+  const sources = [item.request, o.context, ...o.calls.map((c) => c.result ?? "")].join("\n");
   const verdict: EverydayVerdict = {
     id: item.id,
     group: item.group,
@@ -215,7 +229,7 @@ export function judge(
     statesOutcome: false,
     failed,
     invented: failed ? inventedNumbers(answer, sources) : [],
-    junkCall: expected === null && calls.length > 0,
+    junkCall: expected === null && o.calls.length > 0,
     offersAlternatives:
       expected === null && /\b(math|calculat\w*|dice|roll|time|notes?|remember)\b/i.test(answer),
   };

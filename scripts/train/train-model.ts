@@ -12,29 +12,66 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { BUNDLED_MODEL_HISTORY_REQUESTS } from "../../src/models/bundled-model.js";
 import { checkParity, PYTHON, torchAvailable } from "./check-parity.js";
 
 const { values } = parseArgs({
   options: {
-    steps: { type: "string", default: "24000" },
-    // A safety net only: a run that hits it stops early (resume it to finish).
+    generation: { type: "string", default: "2" },
+    steps: { type: "string" },
+    // A safety net only: a run that hits it stops early (run again to resume).
     minutes: { type: "string", default: "600" },
     threads: { type: "string", default: "1" },
-    seed: { type: "string", default: "7" },
-    conversations: { type: "string", default: "60000" },
-    people: { type: "string", default: "0.8" },
-    dim: { type: "string", default: "192" },
-    layers: { type: "string", default: "4" },
-    heads: { type: "string", default: "6" },
-    ff: { type: "string", default: "512" },
-    lr: { type: "string", default: "3e-3" },
-    "batch-tokens": { type: "string", default: "2000" },
-    data: { type: "string", default: ".train/data" },
-    weights: { type: "string", default: ".train/weights" },
+    // Generation 2 starts from generation 1's weights: this file, or (default) the one committed at GENERATION_1.
+    "init-from": { type: "string" },
     out: { type: "string", default: "models/toolbridge-demo.gguf" },
     fresh: { type: "boolean", default: false },
   },
 });
+
+/** The commit whose models/toolbridge-demo.gguf is the first generation (`--generation 1` retrains it). */
+const GENERATION_1 = "f38815f";
+
+/**
+ * The recipes. Generation 1: the template generator only, 3 layers, 14,400 steps from scratch. Generation 2: four
+ * parts in five people-like scenarios (everyday-scenarios.ts, client-tool-scenarios.ts), one in five template
+ * conversations; generation 1's vocabulary and weights, a fourth layer added as the identity, fine-tuned.
+ */
+const RECIPES = {
+  "1": {
+    conversations: 48000,
+    people: 0,
+    dim: 128,
+    layers: 3,
+    heads: 4,
+    ff: 320,
+    steps: 14400,
+    lr: 4e-3,
+    warmup: 100,
+    init: false,
+  },
+  "2": {
+    conversations: 60000,
+    people: 0.8,
+    dim: 128,
+    layers: 4,
+    heads: 4,
+    ff: 320,
+    steps: 9000,
+    lr: 2e-3,
+    warmup: 100,
+    init: true,
+  },
+} as const;
+const recipe = RECIPES[values.generation as keyof typeof RECIPES];
+if (!recipe) {
+  process.stderr.write(`--generation is 1 or 2, got ${values.generation}\n`);
+  process.exit(2);
+}
+const steps = values.steps ?? String(recipe.steps);
+const work = `.train/gen${values.generation}`;
+const dataDir = `${work}/data`;
+const weightsDir = `${work}/weights`;
 
 function step(title: string, command: string, args: string[]): void {
   process.stdout.write(`\n== ${title}\n`);
@@ -63,28 +100,58 @@ if (parity.maxAbsDiff > 5e-3) {
   process.exit(1);
 }
 const tsx = ["--import", "tsx"];
-if (values.fresh) {
-  rmSync(values.data, { recursive: true, force: true });
-  rmSync(values.weights, { recursive: true, force: true });
+if (values.fresh) rmSync(work, { recursive: true, force: true });
+mkdirSync(work, { recursive: true });
+let piecesFrom: string[] = [];
+let init: string[] = [];
+if (recipe.init) {
+  // The previous generation's weights and vocabulary, as train.py and generate-data.ts read them.
+  let gguf = values["init-from"];
+  if (!gguf) {
+    gguf = `${work}/generation-1.gguf`;
+    if (!existsSync(gguf)) {
+      const r = spawnSync("git", ["show", `${GENERATION_1}:models/toolbridge-demo.gguf`], {
+        maxBuffer: 1 << 26,
+      });
+      if (r.status !== 0) {
+        process.stderr.write(
+          `cannot read generation 1 from git (${GENERATION_1}); retrain it with --generation 1 and pass --init-from <file>.\n`,
+        );
+        process.exit(1);
+      }
+      writeFileSync(gguf, r.stdout);
+    }
+  }
+  step("generation 1 weights", process.execPath, [
+    ...tsx,
+    "scripts/train/gguf-to-weights.ts",
+    "--gguf",
+    gguf,
+    "--out",
+    `${work}/init`,
+  ]);
+  piecesFrom = ["--pieces-from", `${work}/init/pieces.json`];
+  init = ["--init", `${work}/init`];
 }
 // The same options made the data on disk: keep it (a resumed run needs the very same data; generating it again takes
 // minutes and gives the same bytes).
-const dataOptions = { seed: values.seed, train: values.conversations, people: values.people };
-const made = `${values.data}/options.json`;
+const dataOptions = { seed: 7, train: recipe.conversations, people: recipe.people, piecesFrom };
+const made = `${dataDir}/options.json`;
 const reuse = existsSync(made) && readFileSync(made, "utf8") === JSON.stringify(dataOptions);
-if (reuse) process.stdout.write(`\n== generate data: reusing ${values.data} (same options)\n`);
+if (reuse) process.stdout.write(`\n== generate data: reusing ${dataDir} (same options)\n`);
 else {
   step("generate data", process.execPath, [
     ...tsx,
     "scripts/train/generate-data.ts",
     "--seed",
-    values.seed,
+    "7",
     "--train",
-    values.conversations,
+    String(recipe.conversations),
     "--people",
-    values.people,
+    String(recipe.people),
+    ...piecesFrom,
     "--out",
-    values.data,
+    dataDir,
   ]);
   writeFileSync(made, JSON.stringify(dataOptions));
 }
@@ -95,38 +162,39 @@ const started = Date.now();
 step("train", PYTHON, [
   "scripts/train/train.py",
   "--data",
-  values.data,
+  dataDir,
   "--out",
-  values.weights,
+  weightsDir,
+  ...init,
   "--resume",
   "--steps",
-  values.steps,
+  steps,
   "--minutes",
   values.minutes,
   "--threads",
   values.threads,
   "--dim",
-  values.dim,
+  String(recipe.dim),
   "--layers",
-  values.layers,
+  String(recipe.layers),
   "--heads",
-  values.heads,
+  String(recipe.heads),
   "--ff",
-  values.ff,
+  String(recipe.ff),
   "--batch-tokens",
-  values["batch-tokens"],
+  "2000",
   "--lr",
-  values.lr,
+  String(recipe.lr),
   "--warmup",
-  "200",
+  String(recipe.warmup),
 ]);
-const manifest = JSON.parse(readFileSync(`${values.weights}/manifest.json`, "utf8")) as {
+const manifest = JSON.parse(readFileSync(`${weightsDir}/manifest.json`, "utf8")) as {
   steps: number;
   minutes: number;
 };
-if (manifest.steps < Number(values.steps)) {
+if (manifest.steps < Number(steps)) {
   process.stderr.write(
-    `stopped at step ${manifest.steps} of ${values.steps} (the --minutes safety net): run again to resume.\n`,
+    `stopped at step ${manifest.steps} of ${steps} (the --minutes safety net): run again to resume.\n`,
   );
   process.exit(1);
 }
@@ -137,10 +205,12 @@ step("export", process.execPath, [
   ...tsx,
   "scripts/train/export-gguf.ts",
   "--weights",
-  values.weights,
+  weightsDir,
   "--pieces",
-  `${values.data}/pieces.json`,
+  `${dataDir}/pieces.json`,
   "--out",
   values.out,
+  "--history",
+  values.generation === "1" ? "1" : String(BUNDLED_MODEL_HISTORY_REQUESTS),
 ]);
 process.stdout.write(`whole pipeline: ${((Date.now() - pipelineStarted) / 60000).toFixed(1)} min\n`);

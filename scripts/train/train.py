@@ -162,11 +162,20 @@ def export(model, out_dir, extra=None):
 
 
 def load_export(model, in_dir):
-    """Warm start from an export() folder (same shapes): continue training a model on new data."""
+    """Warm start from an export() folder: same width and vocabulary. A model with more layers than the export gets the
+    export's layers first and starts each extra one as the identity (its attention and feed-forward outputs zero, so the
+    residual stream passes through unchanged): the warm-started model computes exactly what the export computed, then
+    learns to use the new layers."""
     with open(os.path.join(in_dir, "manifest.json")) as f:
-        shapes = json.load(f)["tensors"]
+        manifest = json.load(f)
+    shapes = manifest["tensors"]
     params = {"token_embd": model.embed.weight, "output_norm": model.norm.weight}
     for i, b in enumerate(model.blocks):
+        if i >= manifest["layers"]:
+            with torch.no_grad():
+                b.wo.weight.zero_()
+                b.w_down.weight.zero_()
+            continue
         for name, p in (("attn_norm", b.attn_norm.weight), ("wq", b.wq.weight), ("wk", b.wk.weight), ("wv", b.wv.weight),
                         ("wo", b.wo.weight), ("ffn_norm", b.ffn_norm.weight), ("w_gate", b.w_gate.weight),
                         ("w_up", b.w_up.weight), ("w_down", b.w_down.weight)):
@@ -270,7 +279,8 @@ def checkpoint_config(args, vocab, P):
     """What a checkpoint must agree on to be resumed: the model's shape, the data and the schedule."""
     return {"vocab": vocab, "dim": args.dim, "layers": args.layers, "heads": args.heads, "ff": args.ff,
             "context": args.context, "steps": args.steps, "lr": args.lr, "warmup": args.warmup, "seed": args.seed,
-            "batch_tokens": args.batch_tokens, "prefix": int(P), "data": data_fingerprint(args.data)}
+            "batch_tokens": args.batch_tokens, "prefix": int(P), "data": data_fingerprint(args.data),
+            "init": args.init or None}
 
 
 def data_fingerprint(data_dir):

@@ -85,6 +85,36 @@ describe("everyday set", () => {
     expect(miscopied).toMatchObject({ rightTool: true, exactArguments: false });
   });
 
+  it("lets a model look today's date up first where the item allows it, and judges the calls after", () => {
+    const item: EverydayItem = {
+      id: "d",
+      group: "difference",
+      request: "how many days until christmas?",
+      expect: [{ name: "time_difference", arguments: { from: "now", to: { $regex: "^\\d{4}-12-25$" } } }],
+      mayLookUp: ["get_time"],
+    };
+    const lookup = {
+      name: "get_time",
+      arguments: { timezone: "UTC", format: "iso" },
+      result: "2026-11-27T17:00:00Z",
+    };
+    const count = {
+      name: "time_difference",
+      arguments: { from: "now", to: "2026-12-25" },
+      result: "27 days, 7 hours (27.3 days).",
+    };
+    expect(
+      judge(outcome(item, [lookup, count], "27 days, 7 hours until Christmas."), DEFAULTS, never),
+    ).toMatchObject({
+      rightTool: true,
+      exactArguments: true,
+      statesOutcome: true,
+    });
+    expect(
+      judge(outcome({ ...item, mayLookUp: [] }, [lookup, count], "27 days"), DEFAULTS, never).rightTool,
+    ).toBe(false);
+  });
+
   it("`match: result` asks the judge whether the tool gives the same result", () => {
     const item: EverydayItem = {
       id: "c",
