@@ -244,7 +244,7 @@ const SCENARIOS: readonly (readonly [number, string, Scenario])[] = [
   [6, "tool-error", errorScenario],
   [6, "out-of-scope", outOfScopeScenario],
   [3, "chat", smallTalkScenario],
-  [12, "client-tools", clientToolScenario],
+  [14, "client-tools", clientToolScenario],
   [6, "after-another", afterAnother((ctx) => pick(ctx.rng, SINGLE_SCENARIOS)(ctx), SINGLE_SCENARIOS)],
 ];
 

@@ -181,6 +181,7 @@ function calcRequest(rng: Rng): CalcRequest {
     [2, "story"],
     [4, "chain"],
     [1, "decimal"],
+    [2, "facts"],
   ] as const);
   const ask = (q: string, imperative = false) => pick(rng, ASK).replace("{q}", q) + (imperative ? "" : "");
   switch (shape) {
@@ -389,6 +390,26 @@ function calcRequest(rng: Rng): CalcRequest {
         spoken = expression;
       }
       return { text: ask(spoken), expression, answer: plain(spoken) };
+    }
+    case "facts": {
+      // Counting with the units of time people know: the expression spells the facts out.
+      const n = int(rng, 2, 12);
+      const [text, expression] = pick(rng, [
+        ["how many seconds are in an hour", "60 * 60"],
+        ["how many seconds in a day", "24 * 60 * 60"],
+        ["how many minutes are in a day", "24 * 60"],
+        ["how many minutes in a week", "7 * 24 * 60"],
+        ["how many hours are in a week", "7 * 24"],
+        ["how many hours in a year", "365 * 24"],
+        ["how many days are in a year", "365"],
+        [`how many days in ${n} weeks`, `${n} * 7`],
+        [`how many hours in ${n} days`, `${n} * 24`],
+        [`how many minutes in ${n} hours`, `${n} * 60`],
+        [`how many seconds in ${n} minutes`, `${n} * 60`],
+        [`how many weeks in ${n * 7} days`, `${n * 7} / 7`],
+        [`how many months in ${n} years`, `${n} * 12`],
+      ] as const);
+      return { text, expression, answer: (r2, r) => pick(r2, [`${r}.`, `That's ${r}.`, `There are ${r}.`]) };
     }
     default: {
       const [a, b] = [String(int(rng, 1, 9)), String(int(rng, 2, 19))];
@@ -776,7 +797,14 @@ export const differenceScenario: Scenario = async (ctx) => {
   const [from, to] = a < b ? [a, b] : [b, a];
   let text: string;
   let args: Record<string, unknown>;
-  if (shape === "between") {
+  if (shape === "between" && chance(rng, 0.2)) {
+    // Instants with a clock time: counted in hours or minutes.
+    const unit = pick(rng, ["hours", "minutes"]);
+    const f = `${from}T${String(int(rng, 0, 23)).padStart(2, "0")}:${pick(rng, ["00", "30", "15"])}`;
+    const t = `${to}T${String(int(rng, 0, 23)).padStart(2, "0")}:${pick(rng, ["00", "30", "45"])}`;
+    text = pick(rng, [`how many ${unit} between ${f} and ${t}`, `${unit} from ${f} to ${t}`]);
+    args = { from: f, to: t, unit };
+  } else if (shape === "between") {
     text = pick(rng, [
       `how many ${unitWord} between ${from} and ${to}`,
       `${unitWord} from ${from} to ${to}`,

@@ -65,16 +65,25 @@ const sources = copySources(
     {
       name: "time_difference",
       description: 'From "2025-01-01" to "now".',
-      inputSchema: { type: "object", properties: { to: { type: "string" } } },
+      inputSchema: {
+        type: "object",
+        properties: {
+          to: { type: "string", description: "End date" },
+          unit: { type: "string", enum: ["days", "weeks"] },
+        },
+      },
     },
   ],
 );
 
 describe("copy-constrained string values", () => {
-  it("take words from user text, tool results and tool schemas, never from the model's own turns", () => {
+  it("take words from user text, tool results and the prose of tool schemas, never from the model's own turns", () => {
     expect(sources.words).toEqual(
-      expect.arrayContaining(["purple", "locker", "Friday", "now", "time", "difference"]),
+      expect.arrayContaining(["purple", "locker", "Friday", "now", "End", "date", "weeks"]),
     );
+    // A schema's keywords are no value anyone means.
+    for (const keyword of ["type", "properties", "string", "object", "enum"])
+      expect(sources.words).not.toContain(keyword);
     expect(sources.words).not.toContain("invented");
     expect(sources.numbers).toEqual(["2025", "2026", "4471"]);
   });

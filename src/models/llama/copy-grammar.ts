@@ -12,7 +12,8 @@ import { resultToText } from "../../protocols/core/render-helpers.js";
  * legitimately new: the other characters (spaces, operators, punctuation, other scripts) are free, numbers of one or
  * two digits are free ("64 * 0.18" from "18% tip on 64"), and the words of the offered tools' own schemas count as
  * sources ("now" for time_difference, "sqrt" for the calculator, "kh" for dice notation). The sources are what the
- * model was given and did not write: user and system messages and tool results.
+ * model was given and did not write: user and system messages and tool results (the prose of the tools' schemas
+ * too: descriptions, enum values, defaults, examples).
  */
 export interface CopySources {
   words: readonly string[];
@@ -35,12 +36,27 @@ function messageText(m: AgentMessage): string {
   return "";
 }
 
+/**
+ * The prose of a schema: descriptions, enum and const values, defaults and examples — not its keywords ("type",
+ * "properties", "string"), which are no value anyone means.
+ */
+function schemaText(node: unknown, out: string[] = []): string[] {
+  if (Array.isArray(node)) for (const n of node) schemaText(n, out);
+  else if (node && typeof node === "object") {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === "description" || key === "title") out.push(String(value));
+      else if (key === "enum" || key === "examples" || key === "default" || key === "const")
+        out.push(JSON.stringify(value));
+      else if (typeof value === "object") schemaText(value, out);
+    }
+  }
+  return out;
+}
+
 /** The words and numbers a copied argument may use: from the conversation (newest first) and the tools' schemas. */
 export function copySources(messages: readonly AgentMessage[], tools: readonly Tool[]): CopySources {
   const conversation = messages.map(messageText).join("\n").slice(-MAX_SOURCE_CHARS);
-  const schemas = tools
-    .map((t) => `${t.name} ${t.description ?? ""} ${JSON.stringify(t.inputSchema)}`)
-    .join("\n");
+  const schemas = tools.map((t) => [t.description ?? "", ...schemaText(t.inputSchema)].join("\n")).join("\n");
   const words = new Set<string>();
   const numbers = new Set<string>();
   for (const text of [conversation, schemas]) {
