@@ -363,7 +363,7 @@ def train(args):
             epoch += 1
             epoch_batches, batch_index = batches(offsets, args.batch_tokens, rng, groups), 0
         while batch_index < len(epoch_batches):
-            if step >= total_steps or time.time() - start >= budget:
+            if step >= total_steps or time.time() - start >= budget or step == args.stop_at_step:
                 done = True
                 break
             idx = epoch_batches[batch_index]
@@ -426,6 +426,7 @@ def main():
     ap.add_argument("--save-every", type=float, default=5)
     ap.add_argument("--init", metavar="DIR", help="warm start from an earlier export (same sizes and vocabulary)")
     ap.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.pt when it matches the settings")
+    ap.add_argument("--stop-at-step", type=int, default=-1, help="checkpoint and stop there, as an interruption would")
     ap.add_argument("--parity", metavar="DIR")
     ap.add_argument("--vocab", type=int)
     ap.add_argument("--sequences")
