@@ -20,7 +20,13 @@ export type { RunView } from "./agent/run-view.js";
 export { ConfigError, loadConfig } from "./config/load-config.js";
 // The contracts every room shares.
 export type { AgentMessage, AgentToolCall } from "./core/agent-message.js";
-export type { LanguageModel, ModelEvent, ModelRequest, ToolChoice } from "./core/language-model.js";
+export type {
+  LanguageModel,
+  LoadableModel,
+  ModelEvent,
+  ModelRequest,
+  ToolChoice,
+} from "./core/language-model.js";
 export type { RunStatus, StopReason, ToolCallState } from "./core/run-status.js";
 export { ToolbridgeError } from "./core/toolbridge-error.js";
 // MCP both ways, configuration.

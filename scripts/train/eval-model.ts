@@ -18,6 +18,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import type { AgentCommandOptions } from "../../src/cli/commands/run.js";
 import { cliAgentSettings, createCliAgent } from "../../src/cli/commands/run.js";
+import { LazyDatabase } from "../../src/cli/open-store.js";
 import type { AgentMessage } from "../../src/core/agent-message.js";
 import { bundledModelPath } from "../../src/models/bundled-model.js";
 import { createRandom } from "../../src/models/gguf/make-test-model.js";
@@ -402,7 +403,7 @@ async function main(): Promise<void> {
   }
   if (values.model) settings = cliAgentSettings({ model: values.model, protocol: "hermes", ...copy }, "run");
   settings.autoApprove = true;
-  const cli = await createCliAgent(settings, store);
+  const cli = await createCliAgent(settings, LazyDatabase.ofSqlite(store));
   try {
     if (sets.includes("template")) {
       // The held-out split is drawn before any training conversation, so the seed alone reproduces it: a fresh clone

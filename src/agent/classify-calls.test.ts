@@ -34,7 +34,7 @@ function classify(calls: CollectedCall[], overrides: Partial<ClassifyCallsInput>
     maxToolCalls: 10,
     tool: (name) => registry.get(name),
     toolNames: () => ["add", "remove"],
-    policy: (_, tool) => (tool.requiresApproval ? "ask" : "always"),
+    approval: undefined,
     checkArguments: (tool, args) => executor.checkArguments(tool, args),
     dryRun: false,
     observe: (result) => result,
@@ -66,7 +66,7 @@ describe("classifyCalls", () => {
     [
       "policy never",
       call("add", { a: 1, b: 2 }),
-      { policy: () => "never" },
+      { approval: () => "never" },
       "denied",
       /approval policy: never/,
     ],
@@ -95,7 +95,7 @@ describe("classifyCalls", () => {
   it("keeps the model's order, reports each call, lists what waits and audits automatic decisions", () => {
     const out = classify(
       [call("add", { a: 1, b: 2 }), call("remove", { path: "a" }), call("nope", {}, "cut off")],
-      { policy: (c): ApprovalPolicy => (c.name === "remove" ? "ask" : "always") },
+      { approval: (c): ApprovalPolicy => (c.name === "remove" ? "ask" : "always") },
     );
     expect(out.calls.map((c) => [c.position, c.name, c.state])).toEqual([
       [0, "add", "approved"],
@@ -104,7 +104,7 @@ describe("classifyCalls", () => {
     ]);
     expect(out.events.map((e) => e.type)).toEqual(["call-finished", "call-finished", "call-invalid"]);
     expect(out.pending).toEqual([{ callId: "c_remove", name: "remove", arguments: { path: "a" } }]);
-    const auto = classify([call("remove", { path: "a" })], { policy: () => "always" });
+    const auto = classify([call("remove", { path: "a" })], { approval: () => "always" });
     expect(auto.calls[0]?.approval).toMatchObject({ decision: "approved", decidedBy: "policy" });
     expect(auto.audit).toEqual([
       expect.objectContaining({ actor: "policy", action: "approve", callId: "c_remove" }),
@@ -123,8 +123,7 @@ describe("settlesAtOnce", () => {
     maxToolCalls: 10,
     tool: (name: string) => registry.get(name),
     toolNames: () => ["add", "remove"],
-    policy: (_: CollectedCall, tool: AnyToolDefinition): ApprovalPolicy =>
-      tool.requiresApproval ? "ask" : "always",
+    approval: undefined,
     checkArguments: (tool: AnyToolDefinition, args: Record<string, unknown>) =>
       executor.checkArguments(tool, args),
     dryRun: false,

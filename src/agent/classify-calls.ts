@@ -1,7 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { ApprovalRecord, AuditEntry, NewToolCall } from "../store/store.js";
-import type { ApprovalPolicy } from "../tools/approval-policy.js";
-import { ToolNotFoundError } from "../tools/errors.js";
+import type { ApprovalPolicy, ApprovalPolicyConfig } from "../tools/approval-policy.js";
+import { gateCall } from "../tools/call-gate.js";
 import { errorResult } from "../tools/normalize-tool-result.js";
 import type { AnyToolDefinition } from "../tools/tool-definition.js";
 import type { CollectedCall } from "./collect-model-turn.js";
@@ -17,7 +17,8 @@ export interface ClassifyCallsInput {
   /** A tool the agent offers, or undefined. */
   tool: (name: string) => AnyToolDefinition | undefined;
   toolNames: () => string[];
-  policy: (call: CollectedCall, tool: AnyToolDefinition) => ApprovalPolicy;
+  /** The run's approval policies (the gate resolves each call's policy from them and the tool's annotations). */
+  approval: ApprovalPolicyConfig | undefined;
   /** The executor's verdict on a call's arguments: the model-friendly message, or undefined when they are valid. */
   checkArguments: (tool: AnyToolDefinition, args: Record<string, unknown>) => string | undefined;
   dryRun: boolean;
@@ -38,9 +39,9 @@ export interface ClassifiedCalls {
 
 /**
  * What becomes of each call a model made, before anything runs: unreadable, unknown or invalid calls get their error
- * observation now; the rest get the approval policy's verdict — refused (`never`, or over the tool-call budget),
- * pending (`ask`), or approved. A dry run needs no approval for tools with side effects (they only report what they
- * would do). Pure: the caller records and reports the result.
+ * observation now; the rest get the call gate's answer (the one every surface asks) — refused (`never`), pending
+ * (`ask`), or approved — or are refused over the tool-call budget. A dry run needs no approval for tools with side
+ * effects (they only report what they would do). Pure: the caller records and reports the result.
  */
 export function classifyCalls(input: ClassifyCallsInput): ClassifiedCalls {
   const now = input.now ?? (() => new Date().toISOString());
@@ -75,9 +76,17 @@ export function classifyCalls(input: ClassifyCallsInput): ClassifiedCalls {
       arguments: call.arguments,
     });
     const tool = input.tool(call.name);
+    const gate = gateCall({
+      name: call.name,
+      arguments: call.arguments,
+      tool,
+      approval: input.approval,
+      caller: { dryRun: input.dryRun },
+      toolNames: input.toolNames,
+    });
     if (!tool) {
-      const unknown = new ToolNotFoundError(call.name, input.toolNames());
-      refuse(call, position, `${unknown.message} Call one of those instead.`);
+      // The gate refuses a tool this agent does not offer; the model is told which ones it does.
+      refuse(call, position, `${gate.action === "refuse" ? gate.message : ""} Call one of those instead.`);
       continue;
     }
     // The executor owns the wording of validation messages: a call refused here reads as one it refused itself.
@@ -87,8 +96,9 @@ export function classifyCalls(input: ClassifyCallsInput): ClassifiedCalls {
       continue;
     }
     const base = { id: call.id, position, name: call.name, arguments: call.arguments };
-    const policy = input.policy(call, tool);
-    if (policy === "never") {
+    if (gate.action === "refuse") {
+      // The agent only offers switched-on tools and brings no decision: a refusal here is the policy `never`.
+      const policy = gate.policy ?? "never";
       const text = `${call.name} is not allowed in this run (approval policy: never); it was not run.`;
       const approval = decided(policy, "denied", now(), "policy: never");
       out.calls.push({
@@ -118,9 +128,9 @@ export function classifyCalls(input: ClassifyCallsInput): ClassifiedCalls {
       continue;
     }
     budget -= 1;
-    if (policy === "ask" && !(input.dryRun && tool.hasSideEffects)) {
+    if (gate.action === "ask") {
       const approval: ApprovalRecord = {
-        policy,
+        policy: gate.policy,
         decision: "pending",
         decidedBy: null,
         decidedAt: null,
@@ -129,16 +139,17 @@ export function classifyCalls(input: ClassifyCallsInput): ClassifiedCalls {
       };
       out.calls.push({ ...base, state: "pending", approval });
       out.pending.push({ callId: call.id, name: call.name, arguments: call.arguments });
-    } else if (tool.requiresApproval) {
+    } else if (gate.approvedBy !== undefined) {
       // Approved without asking although the tool normally asks (--auto-approve, a policy, a dry run): keep a record.
-      const approval = decided(policy, "approved", now(), input.dryRun ? "dry run" : null);
+      const dryRun = gate.approvedBy === "dry-run";
+      const approval = decided(gate.policy, "approved", now(), dryRun ? "dry run" : null);
       out.calls.push({ ...base, state: "approved", approval });
       out.audit.push({
         actor: "policy",
         action: "approve",
         runId: input.runId,
         callId: call.id,
-        detail: { policy, dryRun: input.dryRun },
+        detail: { policy: gate.policy, dryRun: input.dryRun },
       });
     } else {
       out.calls.push({ ...base, state: "approved" });
@@ -159,7 +170,14 @@ export function settlesAtOnce(
   if (input.budget <= 0) return false;
   const tool = input.tool(input.call.name);
   if (!tool || input.checkArguments(tool, input.call.arguments) !== undefined) return true;
-  return !(input.policy(input.call, tool) === "ask" && !(input.dryRun && tool.hasSideEffects));
+  const gate = gateCall({
+    name: input.call.name,
+    arguments: input.call.arguments,
+    tool,
+    approval: input.approval,
+    caller: { dryRun: input.dryRun },
+  });
+  return gate.action !== "ask";
 }
 
 function decided(

@@ -201,10 +201,12 @@ export class Agent {
   }
 
   /**
-   * Continue a paused run whose pending calls are all decided, or a run whose process died (its owner is gone).
-   * Throws RunStateError when calls still wait for a decision or another live process drives the run.
+   * Continue a paused run whose pending calls are all decided, or a run whose process died (its owner is gone; with a
+   * store that owns runs by leases: its lease expired). Throws RunStateError when calls still wait for a decision or
+   * another live process drives the run. `claimed`: the caller already claimed the run for this process
+   * (`store.leases.claimNext`), so it is not claimed again.
    */
-  resume(runId: string, options: { signal?: AbortSignal } = {}): RunHandle {
+  resume(runId: string, options: { signal?: AbortSignal; claimed?: boolean } = {}): RunHandle {
     return new RunHandle(runId, async (local) => {
       const run = await this.store.getRun(runId);
       if (!run) throw new RunNotFoundError(runId);
@@ -214,19 +216,25 @@ export class Agent {
         );
       }
       if (activeRuns.has(runId)) throw new RunStateError(`Run ${runId} is already running in this process.`);
-      if (run.status === "running" && !ownerIsGone(run.owner)) {
+      if (options.claimed) {
+        if (run.status !== "running" || run.owner !== RUN_OWNER)
+          throw new RunStateError(`Run ${runId} was not claimed by this process; it is ${run.status}.`);
+      } else if (run.status === "running" && !ownerIsGone(run.owner, run.leaseUntil)) {
         throw new RunStateError(
           `Run ${runId} is being driven by process ${run.owner}; wait for it to pause or finish.`,
         );
       }
       const calls = await this.store.listToolCalls(runId);
       const pending = calls.filter((c) => c.step === run.stepCount && c.state === "pending");
-      if (pending.length > 0) {
+      // A paused run waits for its decisions. A running one whose process died between recording its calls and
+      // pausing is driven on: its open step pauses for them again.
+      if (pending.length > 0 && run.status === "paused") {
+        if (options.claimed) this.store.leases?.forget(runId);
         throw new RunStateError(
           `Run ${runId} still waits for decisions on ${pending.map((c) => c.id).join(", ")}; approve or deny ${pending.length === 1 ? "it" : "them"} first.`,
         );
       }
-      if (!(await this.store.claimRun(runId, RUN_OWNER, [run.status], run.owner))) {
+      if (!options.claimed && !(await this.store.claimRun(runId, RUN_OWNER, [run.status], run.owner))) {
         throw new RunStateError(`Run ${runId} was taken over by another process; try again.`);
       }
       activeRuns.add(runId);
@@ -248,6 +256,8 @@ export class Agent {
         return await driveRun({ env: this.#env, session, emit, open, signal: options.signal });
       } finally {
         activeRuns.delete(runId);
+        // A lease this process took and does not use any more (the drive ended, or never began) is not renewed.
+        this.store.leases?.forget(runId);
       }
     });
   }

@@ -1,5 +1,6 @@
 import type { StepRecord } from "../store/store.js";
 import { completeStep } from "./complete-step.js";
+import { loadRunModel } from "./load-run-model.js";
 import type { Emit, RunEnvironment } from "./run-environment.js";
 import { activeRuns } from "./run-ownership.js";
 import type { RunSession } from "./run-session.js";
@@ -62,9 +63,16 @@ export async function driveRun(input: {
       if (outcome === "paused") return session.view();
       if (outcome instanceof StopRun) return await end(outcome);
     }
+    // The model is loaded (when it still has to be) once a step needs it: a resumed run's approved calls run first.
+    let modelReady = false;
     for (;;) {
       if (total.signal.aborted) return await end(new StopRun(stopReasonOf(total.signal)));
       if (session.run.stepCount >= limits.maxSteps) return await end(new StopRun("max-steps"));
+      if (!modelReady) {
+        const stop = await loadRunModel(env, emit, total.signal);
+        if (stop) return await end(stop);
+        modelReady = true;
+      }
       const step = new AbortController();
       const stepTimer = setTimeout(() => step.abort(new StopRun("step-timeout")), limits.stepTimeoutMs);
       const forward = () => step.abort(total.signal.reason);
@@ -87,5 +95,8 @@ export async function driveRun(input: {
     clearTimeout(totalTimer);
     signal?.removeEventListener("abort", onAbort);
     activeRuns.delete(session.id);
+    // Nobody here drives the run any more: a lease still held (a failure left it running) is not renewed, so the run
+    // is taken over once it expires.
+    env.store.leases?.forget(session.id);
   }
 }

@@ -15,6 +15,15 @@ export interface PendingCall {
 export type AgentEvent = { runId: string; at: number } & (
   | { type: "run-started"; conversationId: string; model: string }
   | { type: "run-resumed"; step: number }
+  /**
+   * The run's model is being loaded before its first step (a GGUF read from disk, a server's model made on demand):
+   * one without `progress` when loading starts, then `progress` 0…1 where the backend reports it (at most every
+   * 250 ms). `model` is the model's id, as in run-started. A model that cannot be loaded ends the run instead: an
+   * `error` with the message, then run-finished (`stopped`, `model-error`).
+   */
+  | { type: "model-loading"; model: string; progress?: number }
+  /** The model finished loading, `durationMs` after the first model-loading event; the first step follows. */
+  | { type: "model-loaded"; model: string; durationMs: number }
   | { type: "step-started"; step: number }
   | { type: "text-delta"; step: number; text: string }
   | { type: "reasoning-delta"; step: number; text: string }

@@ -1,5 +1,4 @@
 import type { ExecuteCallOutcome, ModelCallRequest } from "../core/language-model.js";
-import { resolveApprovalPolicy } from "../tools/approval-policy.js";
 import type { AnyToolDefinition } from "../tools/tool-definition.js";
 import { classifyCalls, settlesAtOnce } from "./classify-calls.js";
 import type { CollectedCall, CollectedTurn } from "./collect-model-turn.js";
@@ -42,8 +41,6 @@ export function createInGenerationCalls(input: {
   emit: Emit;
 }): (call: ModelCallRequest) => Promise<ExecuteCallOutcome> {
   const { env, session, turn, emit } = input;
-  const policy = (call: CollectedCall, tool: Parameters<typeof resolveApprovalPolicy>[2]) =>
-    resolveApprovalPolicy(env.approval, call, tool);
   const settle = async (call: ModelCallRequest): Promise<ExecuteCallOutcome> => {
     turn.used = true;
     input.stream.flush();
@@ -115,7 +112,7 @@ export function createInGenerationCalls(input: {
     maxToolCalls: session.limits.maxToolCalls,
     tool: (name: string) => env.tool(name),
     toolNames: () => env.toolNames(),
-    policy,
+    approval: env.approval,
     dryRun: env.dryRun,
     checkArguments: (tool: AnyToolDefinition, args: Record<string, unknown>) =>
       env.executor.checkArguments(tool, args),

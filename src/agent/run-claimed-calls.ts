@@ -1,4 +1,5 @@
 import type { ToolCallFinish, ToolCallRecord } from "../store/store.js";
+import { gateCall } from "../tools/call-gate.js";
 import { ToolNotFoundError } from "../tools/errors.js";
 import { errorResult } from "../tools/normalize-tool-result.js";
 import type { ExecuteOptions, ToolCallOutcome } from "../tools/tool-executor.js";
@@ -79,13 +80,32 @@ async function executeClaimedCall(input: {
   const { env, call } = input;
   input.emit({ type: "tool-started", step: input.step, callId: call.id, name: call.name });
   const started = performance.now();
+  // Every claimed call was approved (by its policy or a person's decision); asked again now, the gate still refuses
+  // a tool switched off or set to `never` since then, or gone.
+  const gate = gateCall({
+    name: call.name,
+    arguments: call.arguments,
+    tool: env.tool(call.name),
+    approval: env.approval,
+    caller: { decision: "approved", dryRun: env.dryRun },
+    toolNames: () => env.toolNames(),
+  });
+  if (gate.action === "refuse") {
+    return {
+      callId: call.id,
+      state: "done",
+      outcome: gate.reason === "unknown" ? "unknown-tool" : "denied",
+      result: env.executor.observe(errorResult(gate.message)),
+      durationMs: 0,
+    };
+  }
   let outcome: Pick<ToolCallOutcome, "status" | "result">;
   try {
     const options: ExecuteOptions = { signal: input.signal };
     if (env.userId !== undefined) options.userId = env.userId;
     if (env.dryRun) options.dryRun = true;
     outcome = await env.executor.execute(
-      { name: call.name, arguments: call.arguments, callId: call.id },
+      { name: call.name, arguments: call.arguments, callId: call.id, runId: call.runId },
       options,
     );
   } catch (error) {

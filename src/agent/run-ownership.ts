@@ -15,10 +15,13 @@ export function newRunId(): string {
 /**
  * Whether the process recorded as a run's owner is gone, so another may take the run over: nobody, or a process of
  * this host that no longer exists (or this process, when it does not drive the run). A process of another host is
- * assumed alive: only a person can tell.
+ * assumed alive: only a person can tell — unless the store owns runs by leases (`leaseUntil` present, PostgreSQL):
+ * then the owner is gone once its lease expired. That is a first look by this host's clock; the claim that follows
+ * checks the lease again in the database, by the clock every instance shares.
  */
-export function ownerIsGone(owner: string | null): boolean {
+export function ownerIsGone(owner: string | null, leaseUntil?: string | null): boolean {
   if (owner === null) return true;
+  if (leaseUntil !== undefined) return leaseUntil === null || Date.parse(leaseUntil) <= Date.now();
   const at = owner.lastIndexOf(":");
   const host = owner.slice(0, at);
   const pid = Number(owner.slice(at + 1));

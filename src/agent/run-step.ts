@@ -1,5 +1,4 @@
 import type { AssistantMessage } from "../core/agent-message.js";
-import { resolveApprovalPolicy } from "../tools/approval-policy.js";
 import { classifyCalls } from "./classify-calls.js";
 import { type CollectedTurn, collectModelTurn } from "./collect-model-turn.js";
 import { completeStep, type StepOutcome } from "./complete-step.js";
@@ -100,7 +99,7 @@ export async function runStep(input: {
     maxToolCalls: session.limits.maxToolCalls,
     tool: (name) => env.tool(name),
     toolNames: () => env.toolNames(),
-    policy: (call, tool) => resolveApprovalPolicy(env.approval, call, tool),
+    approval: env.approval,
     dryRun: env.dryRun,
     checkArguments: (tool, args) => env.executor.checkArguments(tool, args),
     observe: (result) => env.executor.observe(result),

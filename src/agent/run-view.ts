@@ -29,6 +29,8 @@ export interface RunView {
   status: RunStatus;
   stopReason: StopReason | null;
   answer: string | null;
+  /** Why a stopped run stopped, in words (the model's failure, a model that could not be loaded …); null otherwise. */
+  error: string | null;
   steps: Array<{ calls: CallView[] }>;
   pending: PendingCall[];
 }
@@ -61,7 +63,7 @@ export async function buildRunView(store: RunStore, runId: string): Promise<RunV
 
 /** The view of a run from records already at hand (a driving run keeps them in memory): steps in order, calls in (step, position) order. */
 export function toRunView(
-  run: Pick<RunRecord, "id" | "status" | "stopReason" | "answer">,
+  run: Pick<RunRecord, "id" | "status" | "stopReason" | "answer" | "error">,
   steps: readonly number[],
   calls: readonly ToolCallRecord[],
 ): RunView {
@@ -70,6 +72,7 @@ export function toRunView(
     status: run.status,
     stopReason: run.stopReason,
     answer: run.answer,
+    error: run.error,
     steps: steps.map((step) => ({ calls: calls.filter((c) => c.step === step).map(toCallView) })),
     pending: calls
       .filter((c) => c.state === "pending")

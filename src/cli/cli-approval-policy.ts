@@ -1,7 +1,7 @@
 import type { ApprovalPolicy } from "../tools/approval-policy.js";
 
 export interface CliApprovalPolicyOptions {
-  /** The policy a person set for the tool through the server (`PATCH /api/tools/{name}`), if any. */
+  /** The policy set for the tool through the server (`PATCH /api/tools/{name}`), else in the config, if any. */
   stored: (name: string) => ApprovalPolicy | undefined;
   /** A person's answer at this session's prompt, e.g. chat's "always allow this tool in this chat". */
   answered?: ((call: { name: string }) => ApprovalPolicy | undefined) | undefined;

@@ -1,28 +1,28 @@
-import { existsSync } from "node:fs";
 import { ToolSettings } from "../server/tools-api/tool-settings.js";
-import type { SqliteStore } from "../store/sqlite-store.js";
-import { SqliteToolSettingsStore } from "../store/sqlite-tool-settings-store.js";
 import type { ToolSettingsStore } from "../store/tool-settings-store.js";
 import type { ApprovalPolicy } from "../tools/approval-policy.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
+import type { LazyDatabase } from "./open-store.js";
 
 /** How often long-running commands (`serve`, `mcp`) re-read the settings: a changed setting applies within this. */
 export const TOOL_SETTINGS_FOLLOW_MS = 1000;
 
 export interface LoadToolSettingsOptions {
   registry: ToolRegistry;
-  /** The database file (`--db` resolved). One that does not exist holds no settings and is not created to read them. */
-  dbFile: string;
-  /** Open (or hand over the already open) store of `dbFile`; called at most when settings are read or changed. */
-  openDb: () => SqliteStore;
+  /**
+   * The command's database, opened at most when settings are read or changed. An SQLite file that does not exist
+   * holds no settings and is not created to read them.
+   */
+  database: LazyDatabase;
   /** The config's policies (`mcp.approvals`): a setting made through the server wins over them. */
   configuredPolicies?: Readonly<Record<string, ApprovalPolicy>> | undefined;
   /** Where warnings about unusable stored settings go (each said once). Default: stderr. */
   warn?: (line: string) => void;
   /**
    * Re-read the settings this often (ms), so changes another process makes (`serve`'s PATCH while `toolbridge mcp`
-   * runs) apply here too; registry listeners (MCP `list_changed`) hear of them. Off by default; the timer does not
-   * keep the process alive. Stop it with `stop()`.
+   * runs, another instance on the same PostgreSQL) apply here too; registry listeners (MCP `list_changed`) hear of
+   * them. A store that tells of changes (PostgreSQL's NOTIFY) is also re-read at once when told. Off by default; the
+   * timer does not keep the process alive. Stop it with `stop()`.
    */
   followEveryMs?: number;
 }
@@ -46,17 +46,13 @@ export async function loadToolSettings(options: LoadToolSettingsOptions): Promis
     warned.add(message);
     (options.warn ?? ((line) => process.stderr.write(`toolbridge: ${line}\n`)))(message);
   };
-  let sqlite: ToolSettingsStore | undefined;
-  const open = () => {
-    sqlite ??= new SqliteToolSettingsStore(options.openDb().db);
-    return sqlite;
-  };
+  const { database } = options;
+  const open = async () => (await database.open()).toolSettings;
   // Reading never creates the database (listing tools must not); the first change does.
-  const readable = () => sqlite !== undefined || existsSync(options.dbFile);
   const store: ToolSettingsStore = {
-    list: async () => (readable() ? open().list() : []),
-    get: async (name) => (readable() ? open().get(name) : undefined),
-    put: (setting) => open().put(setting),
+    list: async () => (database.exists() ? (await open()).list() : []),
+    get: async (name) => (database.exists() ? (await open()).get(name) : undefined),
+    put: async (setting) => (await open()).put(setting),
   };
   const settings = await ToolSettings.load({
     registry: options.registry,
@@ -65,13 +61,23 @@ export async function loadToolSettings(options: LoadToolSettingsOptions): Promis
     warn,
   });
   let timer: ReturnType<typeof setInterval> | undefined;
+  let unwatch: (() => void) | undefined;
   if (options.followEveryMs !== undefined) {
-    timer = setInterval(() => {
+    const reload = () => {
       settings
         .reload()
         .catch((error: unknown) => warn(`cannot re-read the tool settings: ${(error as Error).message}`));
-    }, options.followEveryMs);
+    };
+    timer = setInterval(reload, options.followEveryMs);
     timer.unref?.();
+    // Told at once by a store several instances share; an SQLite file is only re-read.
+    if (database.location.kind === "postgres") unwatch = (await open()).watch?.(reload);
   }
-  return { settings, stop: () => clearInterval(timer) };
+  return {
+    settings,
+    stop: () => {
+      clearInterval(timer);
+      unwatch?.();
+    },
+  };
 }

@@ -28,7 +28,7 @@ function entry(
   const local = settings.provider === "llama";
   return {
     // Built at the first request for it: a GGUF loads then (once, shared by every request), a server is contacted then.
-    create: async () => (await createCliModel(settings)).model,
+    create: async (onLoadProgress) => (await createCliModel(settings, { onLoadProgress })).model,
     maxConcurrent:
       limits.maxConcurrent ?? (local ? DEFAULT_LOCAL_MAX_CONCURRENT : DEFAULT_REMOTE_MAX_CONCURRENT),
     ...(limits.maxQueued !== undefined ? { maxQueued: limits.maxQueued } : {}),

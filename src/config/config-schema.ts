@@ -71,6 +71,12 @@ export const serverConfigSchema = z.strictObject({
 
 export const configSchema = z.strictObject({
   $schema: z.string().optional(),
+  /**
+   * Where runs, conversations, notes, tool settings and MCP approval state are kept: a path to an SQLite file
+   * (relative to this file's folder), or a PostgreSQL URL (`postgres://user@host:5432/db`) for several server
+   * instances sharing one database. `--db` and `TOOLBRIDGE_DB_URL` win over it.
+   */
+  db: z.string().min(1, "db must be a path or a postgres:// URL").optional(),
   filesystem: filesystemConfigSchema.optional(),
   tools: toolsConfigSchema.optional(),
   redaction: redactionConfigSchema.optional(),

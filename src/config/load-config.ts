@@ -51,6 +51,9 @@ export function parseConfig(raw: unknown, source: string, baseDir: string): Tool
     );
   }
   const config = parsed.data;
+  // A path (not a URL) is the config file's neighbour, wherever the command runs.
+  if (config.db !== undefined && !/^[a-z][a-z0-9+.-]*:\/\//i.test(config.db))
+    config.db = path.resolve(baseDir, config.db);
   if (config.filesystem) {
     config.filesystem.roots = config.filesystem.roots.map((root) => path.resolve(baseDir, root));
   }

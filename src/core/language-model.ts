@@ -92,8 +92,15 @@ export type ModelEvent =
   | { type: "call-start"; id?: string; name: string }
   | { type: "call-args-delta"; id?: string; text: string }
   | { type: "call-end"; id?: string; name: string; arguments: unknown }
-  | { type: "call-error"; id?: string; name?: string; message: string }
-  | { type: "finish"; reason: ModelFinishReason; usage?: ModelUsage };
+  /** `raw`: the markup as the model wrote it, when the backend parsed it from text (for a repair that reads it). */
+  | { type: "call-error"; id?: string; name?: string; message: string; raw?: string }
+  | {
+      type: "finish";
+      reason: ModelFinishReason;
+      usage?: ModelUsage;
+      /** With reason `stop`: the request's stop string the answer ended at, where the backend knows which. */
+      stopSequence?: string;
+    };
 
 /**
  * The interface the loop drives. Implementations (node-llama-cpp, OpenAI chat, Anthropic, text completions, replay)
@@ -104,4 +111,23 @@ export interface LanguageModel {
   /** For traces and run records, e.g. `openai:gpt-4.1` or `replay:turns.jsonl`. */
   readonly id: string;
   stream(request: ModelRequest): AsyncIterable<ModelEvent>;
+}
+
+/**
+ * A model made ready at first use: a GGUF read from disk and handed to llama.cpp, a server's named model built on
+ * demand. The agent loop loads one that is not `loaded` before a run's first step, so the wait shows in the run's
+ * events (`model-loading`, with progress where the backend reports it, then `model-loaded`) and a model that cannot be
+ * loaded ends the run (stop reason `model-error`) with the message. A model without these members is ready at once.
+ */
+export interface LoadableModel extends LanguageModel {
+  /** True once loaded: a run has nothing to wait for. */
+  readonly loaded: boolean;
+  /** Load it (once; callers while it loads share that load). `onProgress` gets 0…1 where the backend reports it. */
+  load(options?: { onProgress?: (progress: number) => void }): Promise<unknown>;
+}
+
+/** Whether the model still has to be loaded before it can answer (see LoadableModel). */
+export function needsLoading(model: LanguageModel): model is LoadableModel {
+  const loadable = model as Partial<LoadableModel>;
+  return typeof loadable.load === "function" && loadable.loaded === false;
 }

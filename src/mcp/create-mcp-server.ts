@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import {
   type CallToolResult,
@@ -15,6 +16,7 @@ import {
   Server,
   type ServerContext,
 } from "@modelcontextprotocol/server";
+import { CallGate } from "../tools/call-gate.js";
 import { InvalidCursorError, ToolNotFoundError } from "../tools/errors.js";
 import { errorResult } from "../tools/normalize-tool-result.js";
 import { ToolExecutor } from "../tools/tool-executor.js";
@@ -36,14 +38,18 @@ export interface McpServerOptions {
   serverInfo?: Implementation;
   /** Text a client may show its model about how to use this server. */
   instructions?: string;
+  /** The call gate to ask; default one over `registry` with `approvals.policies`. */
+  gate?: CallGate;
   /**
    * Approval policies, signing key and ledger. Share one McpApprovals between every instance of an endpoint: a 2026
    * retry may reach another instance (or another process on the same database).
    */
   approvals?: McpApprovals;
   /**
-   * Who the calls are made for (cooldowns, rate limits, the caller bound into approval state). Default: the
-   * client's stated name, prefixed by `transport`.
+   * Who the calls are made for (fair shares, cooldowns, rate limits, the caller bound into approval state) when the
+   * HTTP layer names nobody (`authInfo.clientId`, which `serve` sets to the token's principal or the client address).
+   * Default: this connection (a 2025 session or a stdio client) — never a name the client states, which it could
+   * change at every request to get a fresh share.
    */
   userId?: (request: { clientInfo: Implementation | undefined; sessionId: string | undefined }) => string;
 }
@@ -71,6 +77,10 @@ export function createMcpServer(options: McpServerOptions, era: McpEra = "legacy
   const { registry } = options;
   const executor = options.executor ?? new ToolExecutor(registry);
   const approvals = options.approvals ?? new McpApprovals();
+  // Whether a call runs is the call gate's answer, as on every surface; this server renders it (a tool it would
+  // refuse is not offered, `ask` becomes an elicitation).
+  const gate = options.gate ?? new CallGate(registry, approvals.policies);
+  const connection = `mcp-connection:${randomUUID()}`;
   const server = new Server(options.serverInfo ?? { name: "toolbridge", version: packageVersion() }, {
     capabilities: { tools: { listChanged: true }, logging: {} },
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
@@ -85,7 +95,7 @@ export function createMcpServer(options: McpServerOptions, era: McpEra = "legacy
       const page = registry.list(cursor === undefined ? {} : { cursor });
       const tools = page.tools.filter((tool) => {
         const definition = registry.get(tool.name);
-        return definition === undefined || approvals.offered(definition);
+        return definition === undefined || gate.offers(definition);
       });
       return page.nextCursor === undefined ? { tools } : { tools, nextCursor: page.nextCursor };
     } catch (error) {
@@ -111,7 +121,8 @@ export function createMcpServer(options: McpServerOptions, era: McpEra = "legacy
       const { name } = request.params;
       const args = (request.params.arguments ?? {}) as Record<string, unknown>;
       const definition = registry.get(name);
-      if (!definition || !approvals.offered(definition)) {
+      // A tool this server does not offer (unknown, switched off, `never`) is unknown to the client, as its list says.
+      if (!definition || gate.check({ name, arguments: args }).action === "refuse") {
         throw new ProtocolError(
           ProtocolErrorCode.InvalidParams,
           new ToolNotFoundError(name, registry.names()).message,
@@ -121,7 +132,7 @@ export function createMcpServer(options: McpServerOptions, era: McpEra = "legacy
       const caller =
         ctx.http?.authInfo?.clientId ??
         options.userId?.({ clientInfo: client.info, sessionId: ctx.sessionId }) ??
-        `client:${client.info?.name ?? "unknown"}`;
+        (ctx.sessionId ? `mcp-session:${ctx.sessionId}` : connection);
 
       // The state was verified (signature, expiry) before this handler ran; here it must also be this very call's.
       const state = ctx.mcpReq.requestState<McpStatePayload>();
@@ -139,33 +150,46 @@ export function createMcpServer(options: McpServerOptions, era: McpEra = "legacy
         }
       }
 
-      if (approvals.policy(definition, args) === "ask" && !approvals.clientAsksUser) {
-        const ask = async () => {
-          if (!client.capabilities?.elicitation) return errorResult(noElicitationMessage(name));
-          return inputRequired({
-            inputRequests: {
-              approval: inputRequired.elicit({
-                message: approvalQuestion(name, args),
-                requestedSchema: { type: "object", properties: {} },
-              }),
-            },
-            requestState: await approvals.codec.mint(approvals.payload("approval", name, args, caller)),
-          });
-        };
-        if (state?.kind !== "approval") return ask();
+      // What the caller brings: a client trusted to ask its user has asked; else an elicitation answered now.
+      let decision: "approved" | "denied" | undefined = approvals.clientAsksUser ? "approved" : undefined;
+      let answered: "decline" | "cancel" | undefined;
+      if (decision === undefined && state?.kind === "approval") {
         const answer = inputResponse(ctx.mcpReq.inputResponses, "approval");
         // No answer to our question yet (the spec says: ask again rather than fail).
-        if (answer.kind !== "elicit") return ask();
-        if (!approvals.ledger.consume(state.id, state.expiresAt)) {
+        if (answer.kind === "elicit") {
+          if (!(await approvals.ledger.consume(state.id, state.expiresAt))) {
+            return errorResult(
+              `This approval of "${name}" was already used; nothing ran. Call the tool again to be asked again.`,
+            );
+          }
+          if (answer.action === "accept") decision = "approved";
+          else {
+            decision = "denied";
+            answered = answer.action;
+          }
+        }
+      }
+      const verdict = gate.check({ name, arguments: args }, { decision });
+      if (verdict.action === "refuse") {
+        if (verdict.reason === "denied") {
           return errorResult(
-            `This approval of "${name}" was already used; nothing ran. Call the tool again to be asked again.`,
+            `The person ${answered === "cancel" ? "cancelled" : "declined"} running "${name}"; nothing ran. Do not retry unless they ask for it.`,
           );
         }
-        if (answer.action !== "accept") {
-          return errorResult(
-            `The person ${answer.action === "decline" ? "declined" : "cancelled"} running "${name}"; nothing ran. Do not retry unless they ask for it.`,
-          );
-        }
+        // Switched off or set to `never` between the check above and now.
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, verdict.message);
+      }
+      if (verdict.action === "ask") {
+        if (!client.capabilities?.elicitation) return errorResult(noElicitationMessage(name));
+        return inputRequired({
+          inputRequests: {
+            approval: inputRequired.elicit({
+              message: approvalQuestion(name, args),
+              requestedSchema: { type: "object", properties: {} },
+            }),
+          },
+          requestState: await approvals.codec.mint(approvals.payload("approval", name, args, caller)),
+        });
       }
 
       let pending: { spec: InputRequiredSpec["inputRequests"]; state: unknown } | undefined;

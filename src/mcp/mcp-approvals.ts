@@ -1,20 +1,18 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { createRequestStateCodec, type RequestStateCodec } from "@modelcontextprotocol/server";
-import {
-  type ApprovalPolicy,
-  type ApprovalPolicyConfig,
-  resolveApprovalPolicy,
-} from "../tools/approval-policy.js";
+import type { ApprovalPolicyConfig } from "../tools/approval-policy.js";
 import { ToolbridgeError } from "../tools/errors.js";
-import type { AnyToolDefinition } from "../tools/tool-definition.js";
 
 export class McpApprovalConfigError extends ToolbridgeError {
   override name = "McpApprovalConfigError";
 }
 
-/** Records used requestState ids; `consume` answers false for an id seen before (a replayed retry). */
+/**
+ * Records used requestState ids; `consume` answers false for an id seen before (a replayed retry). A ledger in a
+ * database another server reaches over the network (PostgreSQL) answers asynchronously.
+ */
 export interface RequestStateLedger {
-  consume(id: string, expiresAtMs: number): boolean;
+  consume(id: string, expiresAtMs: number): boolean | Promise<boolean>;
 }
 
 /** A ledger for one process (library use without a database): replays are caught on this instance only. */
@@ -68,7 +66,8 @@ export interface McpStatePayload {
 export class McpApprovals {
   readonly clientAsksUser: boolean;
   readonly ttlSeconds: number;
-  readonly #policies: ApprovalPolicyConfig | undefined;
+  /** The policies the call gate applies to MCP calls (undefined: every tool follows its annotations). */
+  readonly policies: ApprovalPolicyConfig | undefined;
   readonly #key: string | (() => string);
   readonly #ledgerSource: RequestStateLedger | (() => RequestStateLedger);
   #codec: RequestStateCodec<McpStatePayload> | undefined;
@@ -79,7 +78,7 @@ export class McpApprovals {
     this.#key = options.signingKey ?? randomBytes(32).toString("base64url");
     this.#ledgerSource = options.ledger ?? new MemoryRequestStateLedger();
     this.clientAsksUser = options.clientAsksUser ?? false;
-    this.#policies = options.policies;
+    this.policies = options.policies;
   }
 
   /** Signs and verifies requestState; built on first use (the key may come from the database). */
@@ -94,18 +93,6 @@ export class McpApprovals {
   get ledger(): RequestStateLedger {
     this.#ledger ??= typeof this.#ledgerSource === "function" ? this.#ledgerSource() : this.#ledgerSource;
     return this.#ledger;
-  }
-
-  policy(tool: AnyToolDefinition, args: Record<string, unknown> = {}): ApprovalPolicy {
-    return resolveApprovalPolicy(this.#policies, { name: tool.tool.name, arguments: args }, tool);
-  }
-
-  /** Whether a tool is offered at all: `never` tools are not listed and cannot be called. */
-  offered(tool: AnyToolDefinition): boolean {
-    const policies = this.#policies;
-    if (typeof policies === "function")
-      return policies({ name: tool.tool.name, arguments: {} }, tool) !== "never";
-    return policies?.[tool.tool.name] !== "never";
   }
 
   payload(kind: McpStatePayload["kind"], tool: string, args: unknown, caller: string, data?: unknown) {

@@ -19,7 +19,10 @@ export interface McpHttpHandlerOptions {
   sessionIdleMs?: number;
   /** Open 2025 sessions at most; beyond it the least recently used one is closed. Default 1,000. */
   maxSessions?: number;
-  /** Open 2025 sessions per client (token, else its stated name); beyond it its own oldest one is closed. Default 16. */
+  /**
+   * Open 2025 sessions per client — `authInfo.clientId` (`serve` passes the token's principal, else the client
+   * address), else its stated name; beyond it its own oldest one is closed. Default 16.
+   */
   maxSessionsPerClient?: number;
   /** Largest request body read (the app's limit applies first). */
   maxRequestBodySize?: number;

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { PassThrough, type Readable, type Writable } from "node:stream";
 import type {
   JSONRPCMessage,
@@ -95,7 +96,13 @@ export async function serveMcpOverStdio(options: StdioMcpServerOptions): Promise
   stdin.pipe(input, { end: false });
   const wire = new DrainingTransport(new StdioServerTransport(input, options.stdout ?? process.stdout));
   const servers = new Set<Server>();
-  const shared = { ...options, approvals: options.approvals ?? new McpApprovals() };
+  // One stdio connection is one client: its calls share one caller, whatever name it states or era it speaks.
+  const caller = `stdio:${randomUUID()}`;
+  const shared = {
+    ...options,
+    approvals: options.approvals ?? new McpApprovals(),
+    userId: options.userId ?? (() => caller),
+  };
   const unsubscribe = followRegistryChanges(options.registry, () => {
     for (const server of servers) void server.sendToolListChanged().catch(() => {});
   });

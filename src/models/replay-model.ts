@@ -102,7 +102,12 @@ export function createReplayModel(
       if (turn.text) {
         const size = chunkSize && chunkSize > 0 ? chunkSize : turn.text.length;
         const reader =
-          options.protocol && new TextCallReader({ protocol: options.protocol, tools: request.tools });
+          options.protocol &&
+          new TextCallReader({
+            protocol: options.protocol,
+            tools: request.tools,
+            toolChoice: request.toolChoice,
+          });
         for (let at = 0; at < turn.text.length; at += size) {
           // A model stops when its request is cancelled, between any two pieces it streams.
           request.signal.throwIfAborted();

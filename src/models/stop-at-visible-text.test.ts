@@ -12,7 +12,7 @@ const LOOKUP: Tool = {
 
 /** What a text backend streams: the raw text, chunk by chunk, through the hermes parser, then a finish with usage. */
 function hermesTurn(chunks: readonly string[]): ModelEvent[] {
-  const reader = new TextCallReader({ protocol: getProtocol("hermes"), tools: [LOOKUP] });
+  const reader = new TextCallReader({ protocol: getProtocol("hermes"), tools: [LOOKUP], toolChoice: "auto" });
   const events = chunks.flatMap((chunk) => reader.push(chunk));
   events.push(...reader.end(), { type: "finish", reason: "stop", usage: { outputTokens: 42 } });
   return events;
@@ -27,11 +27,16 @@ function run(events: readonly ModelEvent[], stops: readonly string[]) {
 }
 
 describe("StopAtVisibleText", () => {
-  it("ends the text before the first stop string, even one split across chunks, and finishes with stop", () => {
+  it("ends the text before the first stop string, even one split across chunks, and finishes with stop naming it", () => {
     const { text, finish, stopped } = run(hermesTurn(["Hello wo", "rld. EN", "D more text"]), ["END", "xyz"]);
     expect(text).toBe("Hello world. ");
     expect(stopped).toBe(true);
-    expect(finish).toEqual({ type: "finish", reason: "stop", usage: { outputTokens: 42 } });
+    expect(finish).toEqual({
+      type: "finish",
+      reason: "stop",
+      usage: { outputTokens: 42 },
+      stopSequence: "END",
+    });
   });
 
   it("never cuts a call: a stop string inside the call's markup or arguments leaves the call whole", () => {
@@ -72,7 +77,12 @@ describe("stopAtVisibleText", () => {
     for await (const e of stopAtVisibleText(stream(events, log), ["STOP"], () => log.push("halt")))
       out.push(e);
     expect(log).toEqual(["halt", "ran to the end", "closed"]);
-    expect(out.at(-1)).toEqual({ type: "finish", reason: "stop", usage: { outputTokens: 42 } });
+    expect(out.at(-1)).toEqual({
+      type: "finish",
+      reason: "stop",
+      usage: { outputTokens: 42 },
+      stopSequence: "STOP",
+    });
   });
 
   it("without halt: closes the backend's stream at the stop string and finishes there", async () => {
@@ -82,7 +92,7 @@ describe("stopAtVisibleText", () => {
     expect(log).toEqual(["closed"]);
     expect(out).toEqual([
       { type: "text-delta", text: "one " },
-      { type: "finish", reason: "stop" },
+      { type: "finish", reason: "stop", stopSequence: "STOP" },
     ]);
   });
 });

@@ -6,7 +6,7 @@ import { StopSequenceFilter } from "./completions/stop-sequence-filter.js";
  * taken the tool calls out. A stop string inside a call's markup or arguments (`"}"`, `"\n"`, a prefix of the call
  * marker) therefore never cuts a call; in the text, the answer ends before the stop string, and whatever the backend
  * still produces is dropped. The finish event keeps the backend's usage and says `stop` (or `tool-calls` when a call
- * went out before the stop).
+ * went out before the stop), naming the stop string (`stopSequence`) when there was no call.
  *
  * Feed every event to `read`; once `stopped` turns true, call the backend's way of ending generation early (the
  * caller's `halt`) and keep reading until its finish event.
@@ -27,7 +27,9 @@ export class StopAtVisibleText {
   read(event: ModelEvent): ModelEvent[] {
     if (this.stopped) {
       if (event.type !== "finish") return [];
-      return [{ ...event, reason: this.#calls > 0 ? "tool-calls" : "stop" }];
+      if (this.#calls > 0) return [{ ...event, reason: "tool-calls" }];
+      const matched = this.#filter.matched;
+      return [{ ...event, reason: "stop", ...(matched === undefined ? {} : { stopSequence: matched }) }];
     }
     switch (event.type) {
       case "text-delta": {

@@ -1,8 +1,17 @@
 import type { Tool } from "@modelcontextprotocol/server";
-import type { ModelEvent } from "../core/language-model.js";
+import type { ModelEvent, ModelRequest } from "../core/language-model.js";
 import type { ToolCallProtocol } from "../protocols/protocol.js";
 import type { ParserEvent, ToolCallParser } from "../protocols/types.js";
 import { generateCallId } from "./generate-call-id.js";
+
+/**
+ * Whether a request lets the model call a tool: some tool is offered and `toolChoice` is not `none`. When it does
+ * not, the catalogue is not in the prompt, no call is parsed (the text is the answer, markup and all) and the
+ * request's stop strings and answer format apply to the model's raw text.
+ */
+export function offersCalls(request: Pick<ModelRequest, "tools" | "toolChoice">): boolean {
+  return request.tools.length > 0 && request.toolChoice !== "none";
+}
 
 /**
  * Reads calls out of a text-only model's streamed text with a protocol's incremental parser and turns them into model
@@ -19,16 +28,25 @@ export class TextCallReader {
   /** Calls ended (readable or not). */
   calls = 0;
 
-  /** `prompt`: what the model continues (its end tells the parser whether the output starts inside reasoning). */
+  /** With no call possible (`offersCalls`), what looks like call markup is text the model wrote: it is content. */
+  readonly #callsOff: boolean;
+
+  /**
+   * `prompt`: what the model continues (its end tells the parser whether the output starts inside reasoning).
+   * `toolChoice` `none` (or no tools) turns call parsing off.
+   */
   constructor(input: {
     protocol: Pick<ToolCallProtocol, "createParser">;
     tools: readonly Tool[];
+    toolChoice: ModelRequest["toolChoice"];
     prompt?: string;
   }) {
+    this.#callsOff = !offersCalls(input);
     this.#parser = input.protocol.createParser({
       tools: input.tools,
       ...(input.prompt === undefined ? {} : { prefix: input.prompt.slice(-64) }),
       createId: generateCallId,
+      ...(this.#callsOff ? { calls: false } : {}),
     });
   }
 
@@ -45,6 +63,14 @@ export class TextCallReader {
   #map(events: readonly ParserEvent[]): ModelEvent[] {
     const out: ModelEvent[] = [];
     for (const e of events) {
+      // A parser of a registered protocol may not know `calls: false`: its call markup still comes back as text.
+      if (this.#callsOff && e.type !== "content" && e.type !== "reasoning") {
+        if (e.type === "call-end" || e.type === "parse-error" || e.type === "truncated") {
+          this.shown += e.raw;
+          out.push({ type: "text-delta", text: e.raw });
+        }
+        continue;
+      }
       switch (e.type) {
         case "content":
           this.shown += e.text;
@@ -76,8 +102,8 @@ export class TextCallReader {
           const known = e.index === undefined ? undefined : this.#ids.get(e.index);
           out.push(
             known
-              ? { type: "call-error", id: known.id, name: known.name, message: e.message }
-              : { type: "call-error", message: e.message },
+              ? { type: "call-error", id: known.id, name: known.name, message: e.message, raw: e.raw }
+              : { type: "call-error", message: e.message, raw: e.raw },
           );
           break;
         }

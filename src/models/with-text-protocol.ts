@@ -5,7 +5,7 @@ import { toProtocolTranscript } from "./completions/render-completion-prompt.js"
 import { enforceToolChoice } from "./enforce-tool-choice.js";
 import { SingleCallGate } from "./single-call-gate.js";
 import { requestStops, stopAtVisibleText } from "./stop-at-visible-text.js";
-import { TextCallReader } from "./text-call-reader.js";
+import { offersCalls, TextCallReader } from "./text-call-reader.js";
 
 export interface TextProtocolModel extends LanguageModel {
   readonly supportsNativeTools: false;
@@ -39,10 +39,10 @@ export function withTextProtocol(
           ? { role: "assistant", content: m.content }
           : { role: "user", content: m.content },
     );
-    const reader = new TextCallReader({ protocol, tools: request.tools });
+    const reader = new TextCallReader({ protocol, tools: request.tools, toolChoice: request.toolChoice });
     // With a call possible, the inner model's text holds call markup: stop strings apply after the parser (the inner
     // server would match them on the markup too), and a JSON answer format is not asked for (a call is not JSON).
-    const callable = request.tools.length > 0 && request.toolChoice !== "none";
+    const callable = offersCalls(request);
     // One call at most: the inner stream is left (and so stopped) once it is complete.
     const gate = new SingleCallGate(parallel === false && callable);
     const { stop: _stop, ...withoutStop } = request.sampling ?? {};

@@ -44,6 +44,11 @@ export interface ParserOptions {
   prefix?: string;
   /** Id factory for calls whose text carries no id. */
   createId?: () => string;
+  /**
+   * false: the model was offered no tool (or told to call none), so nothing it writes is a call: markup that would
+   * be one comes back as content, exactly as written. Reasoning is still read as reasoning. Default true.
+   */
+  calls?: boolean;
 }
 
 export interface ParseError {

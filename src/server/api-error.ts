@@ -1,3 +1,5 @@
+import { anthropicErrorBody } from "./anthropic/anthropic-api-error.js";
+
 /**
  * Errors of the HTTP app, in the shape each surface's clients read: `{"error": {"message", "type", "code"}}` on /api,
  * /ws and /v1 (OpenAI's shape, so one client handles both; `param` is null as OpenAI sends it), and a JSON-RPC error on
@@ -39,6 +41,12 @@ export function guardError(
   code: string,
   headers: Record<string, string> = {},
 ): Response {
+  // Anthropic's clients read Anthropic's shape: `{"type": "error", "error": {"type", "message"}}`.
+  if (path === "/v1/messages" || path.startsWith("/v1/messages/"))
+    return new Response(JSON.stringify(anthropicErrorBody(status, message)), {
+      status,
+      headers: { "content-type": "application/json", ...headers },
+    });
   if (path === "/mcp" || path.startsWith("/mcp/")) {
     return new Response(
       JSON.stringify({

@@ -20,8 +20,16 @@ export function bearerTokenOf(header: string | undefined): string | undefined {
   return /^Bearer[ ]+(\S+)\s*$/i.exec(header ?? "")?.[1];
 }
 
+/** Paths where Anthropic's clients send the token as `x-api-key` (its SDKs' `apiKey`, `ANTHROPIC_API_KEY`). */
+const API_KEY_PATHS = ["/v1/messages"];
+
+function takesApiKey(path: string): boolean {
+  return API_KEY_PATHS.some((p) => path === p || path.startsWith(`${p}/`));
+}
+
 /**
- * Require `Authorization: Bearer <token>` or, for browsers, the session cookie `POST /api/session` sets. Anything else
+ * Require `Authorization: Bearer <token>` (or `x-api-key: <token>` on /v1/messages, as Anthropic's clients send it)
+ * or, for browsers, the session cookie `POST /api/session` sets. Anything else
  * — no credentials, another scheme, a wrong token, an expired or forged cookie — is 401 with a `WWW-Authenticate`
  * challenge. A cookie is accepted only here, behind the Host/Origin guard: a request carrying it got this far only
  * from this server's own pages or a configured origin (and SameSite=Strict keeps other sites from sending it).
@@ -30,6 +38,8 @@ export function bearerTokenAuth(
   token: string,
   options: {
     skipPaths?: readonly string[];
+    /** Requests that need no credentials at all (the web UI's public files). */
+    isPublic?: (method: string, path: string) => boolean;
     /** Told of every wrong token and invalid session cookie (the sign-in failure limit). */
     attempts?: SignInAttempts | undefined;
   } = {},
@@ -37,14 +47,16 @@ export function bearerTokenAuth(
   if (token.length === 0) throw new RangeError("The bearer token must not be empty.");
   const skip = new Set(options.skipPaths ?? []);
   return async (c, next) => {
-    if (skip.has(c.req.path)) return next();
+    if (skip.has(c.req.path) || options.isPublic?.(c.req.method, c.req.path)) return next();
     // The app refuses a limited client up front; checked again right before comparing, whatever ran in between.
     const wait = options.attempts?.retryAfter(c) ?? 0;
     if (wait > 0) return tooManySignInFailures(c.req.path, wait);
     const header = c.req.header("authorization");
-    if (header) {
-      const presented = bearerTokenOf(header);
-      if (presented !== undefined && tokenMatches(token, presented)) return next();
+    const apiKey = takesApiKey(c.req.path) ? c.req.header("x-api-key") : undefined;
+    if (header || apiKey) {
+      // Either credential may carry the token; a request with wrong ones is one failed attempt.
+      const presented = [header ? bearerTokenOf(header) : undefined, apiKey];
+      if (presented.some((p) => p !== undefined && tokenMatches(token, p))) return next();
     } else {
       const session = sessionCookieOf(c.req.header("cookie"));
       if (session !== undefined && verifySessionValue(token, session)) {
@@ -69,12 +81,14 @@ export function bearerTokenAuth(
       }
     }
     // A request without credentials guesses nothing; a wrong header does.
-    if (header) options.attempts?.failed(c);
+    if (header || apiKey) options.attempts?.failed(c);
     return unauthorized(
       c.req.path,
-      header
-        ? "Unauthorized: the bearer token is wrong. Use the token the server was started with (--token)."
-        : "Unauthorized: send Authorization: Bearer <token> (the token the server was started with).",
+      header || apiKey
+        ? `Unauthorized: the ${header ? "bearer token" : "x-api-key"} is wrong. Use the token the server was started with (--token).`
+        : takesApiKey(c.req.path)
+          ? "Unauthorized: send x-api-key: <token> or Authorization: Bearer <token> (the token the server was started with)."
+          : "Unauthorized: send Authorization: Bearer <token> (the token the server was started with).",
     );
   };
 }

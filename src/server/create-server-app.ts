@@ -1,9 +1,10 @@
-import { createHash } from "node:crypto";
 import type { Server as HttpServer } from "node:http";
 import { type Context, Hono } from "hono";
 import { createMcpServer, followRegistryChanges, type McpServerOptions } from "../mcp/create-mcp-server.js";
 import { McpApprovals } from "../mcp/mcp-approvals.js";
 import { createMcpHttpHandler, type McpHttpHandler } from "../mcp/mcp-http-handler.js";
+import type { ApprovalPolicyConfig } from "../tools/approval-policy.js";
+import { CallGate } from "../tools/call-gate.js";
 import type { ToolExecutor } from "../tools/tool-executor.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
 import { apiError } from "./api-error.js";
@@ -13,8 +14,10 @@ import { hostOriginGuard } from "./host-origin-guard.js";
 import { isLoopbackHost } from "./is-loopback-host.js";
 import type { ModelCatalog } from "./model-catalog.js";
 import { createOpenAIRoutes } from "./openai/openai-routes.js";
+import { listPendingApprovals } from "./runs-api/pending-approvals.js";
 import type { RunService } from "./runs-api/run-service.js";
 import { createRunsRoutes, type RunsRoutesOptions } from "./runs-api/runs-routes.js";
+import { callerIdentity, tokenPrincipal } from "./security/caller-identity.js";
 import { corsForOrigins, normalizeOrigin } from "./security/cors-for-origins.js";
 import { rejectTokenInUrl } from "./security/reject-token-in-url.js";
 import { sessionCookieOf, verifySessionValue } from "./security/session-cookie.js";
@@ -25,6 +28,8 @@ import {
 } from "./security/sign-in-failure-limiter.js";
 import { refuseLimitedClients, remoteAddressOf, signInAttempts } from "./security/sign-in-limit.js";
 import { createToolsApi, type ToolsApiOptions } from "./tools-api/create-tools-api.js";
+import { createWebUiHandler, isWebUiRequest } from "./web-ui/web-ui-routes.js";
+import { PendingApprovalsFeed } from "./ws/pending-approvals-feed.js";
 import { mountWsApi, type WsApiOptions } from "./ws/ws-api.js";
 
 /** Default request body limit: 4 MiB, the MCP SDK's own default. */
@@ -55,8 +60,8 @@ export interface ServerAppOptions {
   /** Larger request bodies get 413. Default 4 MiB. */
   maxBodyBytes?: number;
   /** Options for the MCP endpoint at /mcp (server name, instructions), or false to leave it out. */
-  mcp?: Omit<McpServerOptions, "registry" | "executor"> | false;
-  /** The named models of the OpenAI-compatible API at /v1 (`GET /v1/models`, `POST /v1/chat/completions`); off when absent. */
+  mcp?: Omit<McpServerOptions, "registry" | "executor" | "gate"> | false;
+  /** The named models of the /v1 API (models, chat completions, responses, messages); off when absent. */
   openai?: { models: ModelCatalog };
   /**
    * Browser origins allowed to call the server cross-origin with credentials (CORS): their preflights are answered,
@@ -67,13 +72,25 @@ export interface ServerAppOptions {
    * The Tools API under /api (tools, tool settings, mounted MCP servers). Its settings also govern /mcp: switched-off
    * tools are hidden, and MCP approvals use the same policies unless `mcp.approvals` is given.
    */
-  toolsApi?: Omit<ToolsApiOptions, "registry" | "executor" | "callerId">;
+  toolsApi?: Omit<ToolsApiOptions, "registry" | "executor" | "gate" | "callerOf">;
+  /**
+   * The approval policies of every surface that runs tools here (`/api`, `/ws`, `/mcp`), applied by one call gate.
+   * Default: the Tools API's settings (API settings over the config), else `mcp.approvals`' policies.
+   */
+  approval?: ApprovalPolicyConfig;
   /**
    * The Runs API (/api/runs, /api/conversations; SSE event streams) and the WebSocket API at /ws, driven by this
    * service (the caller owns it and closes it after the server).
    */
   runs?: RunsRoutesOptions &
-    Pick<WsApiOptions, "authenticate" | "maxBufferedBytes" | "authTimeoutMs"> & { service: RunService };
+    Pick<WsApiOptions, "authenticate" | "maxBufferedBytes" | "authTimeoutMs" | "maxUnauthenticatedBytes"> & {
+      service: RunService;
+    };
+  /**
+   * The web UI at `/` (every GET outside /api, /v1, /mcp, /ws): the files `npm run build` puts in `dist/web`, or those
+   * of `dir`. On by default; false leaves it out (those paths are then 404).
+   */
+  webUi?: { dir?: string } | false;
 }
 
 export interface ServerApp {
@@ -103,6 +120,8 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     "*",
     hostOriginGuard({
       loopbackOnly: isLoopbackHost(options.bindHost ?? "127.0.0.1"),
+      // A server started with --secure-cookie is reached over HTTPS (a TLS proxy in front): its pages are https.
+      scheme: options.secureCookie ? "https" : "http",
       ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
       ...(allowedOrigins.length > 0 ? { allowedOrigins } : {}),
     }),
@@ -120,7 +139,16 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     ? signInAttempts(limit.limiter ?? new SignInFailureLimiter(limit), limit.clientAddress ?? remoteAddressOf)
     : undefined;
   if (attempts) app.use("*", refuseLimitedClients(attempts, { skipPaths: ["/healthz"] }));
-  if (options.token) app.use("*", bearerTokenAuth(options.token, { skipPaths, attempts }));
+  const webUi = options.webUi === false ? undefined : createWebUiHandler(options.webUi ?? {});
+  if (options.token)
+    app.use(
+      "*",
+      bearerTokenAuth(options.token, {
+        skipPaths,
+        attempts,
+        ...(webUi ? { isPublic: webUi.isPublic } : {}),
+      }),
+    );
   app.use("*", bodySizeLimit(maxBodyBytes));
 
   app.get("/healthz", (c) => c.json({ ok: true }));
@@ -140,10 +168,13 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     createSessionRoutes(options.token, { attempts, secureCookie: options.secureCookie === true }),
   );
 
-  // With a token, the caller is the token (hashed: cooldowns and approval state are keyed by it, never the secret).
-  const callerId = options.token
-    ? `token:${createHash("sha256").update(options.token).digest("base64url").slice(0, 16)}`
-    : undefined;
+  // With a token, the caller is its principal; without, the client's address (see callerIdentity).
+  const principal = options.token ? tokenPrincipal(options.token) : undefined;
+  const callerOf = (c: Context) => callerIdentity(c, principal);
+  const mcpOptions = options.mcp === false ? undefined : (options.mcp ?? {});
+  const approval = options.approval ?? options.toolsApi?.settings.approval ?? mcpOptions?.approvals?.policies;
+  // The one decision whether a call runs, for /api, /ws and /mcp alike (each renders its answer).
+  const gate = new CallGate(options.registry, approval);
 
   if (options.toolsApi) {
     app.route(
@@ -152,38 +183,54 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
         ...options.toolsApi,
         registry: options.registry,
         executor: options.executor,
-        callerId: callerId ?? "http:local",
+        gate,
+        callerOf,
       }),
     );
   }
 
   let mcp: McpHttpHandler | undefined;
   let unsubscribe: (() => void) | undefined;
-  if (options.mcp !== false) {
-    const mcpOptions = options.mcp ?? {};
+  if (mcpOptions) {
     // One set of approval settings (signing key, ledger) for every per-request server: a retry lands on a new one.
-    const approvals =
-      mcpOptions.approvals ??
-      new McpApprovals(options.toolsApi ? { policies: options.toolsApi.settings.approval } : {});
+    const approvals = mcpOptions.approvals ?? new McpApprovals(approval ? { policies: approval } : {});
     const handler = createMcpHttpHandler({
       createServer: (era) =>
         createMcpServer(
-          { ...mcpOptions, approvals, registry: options.registry, executor: options.executor },
+          { ...mcpOptions, approvals, gate, registry: options.registry, executor: options.executor },
           era,
         ),
       maxRequestBodySize: maxBodyBytes,
     });
     mcp = handler;
     unsubscribe = followRegistryChanges(options.registry, () => handler.toolsChanged());
-    const authInfo = callerId ? { token: "", clientId: callerId, scopes: [] } : undefined;
-    app.all("/mcp", (c) => handler.handle(c.req.raw, authInfo));
+    // The caller travels as authInfo.clientId: the token's principal, else the client's address — never the name an
+    // MCP client states in clientInfo.
+    app.all("/mcp", (c) => handler.handle(c.req.raw, { token: "", clientId: callerOf(c), scopes: [] }));
   }
 
-  if (options.openai) app.route("/v1", createOpenAIRoutes(options.openai));
+  // The model's words on /v1 pass through the same redactor as tool results, runs, events, the store and traces.
+  if (options.openai)
+    app.route("/v1", createOpenAIRoutes({ ...options.openai, redactor: options.executor.redactor }));
   let ws: ReturnType<typeof mountWsApi> | undefined;
+  let pendingApprovals: PendingApprovalsFeed | undefined;
   if (options.runs) {
-    const { service, authenticate, maxBufferedBytes, authTimeoutMs, ...routeOptions } = options.runs;
+    const {
+      service,
+      authenticate,
+      maxBufferedBytes,
+      authTimeoutMs,
+      maxUnauthenticatedBytes,
+      ...routeOptions
+    } = options.runs;
     app.route("/api", createRunsRoutes(service, routeOptions));
+    // A run of this server whose calls were decided elsewhere (`runs approve`, another serve) goes on here.
+    pendingApprovals = new PendingApprovalsFeed({
+      read: routeOptions.pendingApprovals ?? (() => listPendingApprovals(service.store)),
+      onSettled: (runIds) => {
+        for (const runId of runIds) void service.resumeIfDecided(runId).catch(() => {});
+      },
+    });
     ws = mountWsApi(app, {
       registry: options.registry,
       executor: options.executor,
@@ -205,9 +252,21 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
         : {}),
       ...(maxBufferedBytes ? { maxBufferedBytes } : {}),
       ...(authTimeoutMs ? { authTimeoutMs } : {}),
+      ...(maxUnauthenticatedBytes ? { maxUnauthenticatedBytes } : {}),
       attempts,
+      gate,
+      callerOf,
+      // Every message is a request body: the same limit as HTTP's.
+      maxMessageBytes: maxBodyBytes,
+      pendingApprovals,
     });
   }
+
+  // Last: the web UI answers what no route above took (an unknown API path still gets the JSON 404).
+  if (webUi)
+    app.on(["GET", "HEAD"], "*", (c) =>
+      isWebUiRequest(c.req.method, c.req.path) ? webUi.handle(c) : c.notFound(),
+    );
 
   return {
     app,
@@ -215,6 +274,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     ...(ws ? { injectWebSocket: ws.injectWebSocket } : {}),
     async close() {
       unsubscribe?.();
+      pendingApprovals?.close();
       await ws?.close();
       await mcp?.close();
     },

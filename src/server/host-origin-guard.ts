@@ -13,7 +13,20 @@ export interface HostOriginGuardOptions {
   allowedHosts?: readonly string[];
   /** Further origins (`scheme://host[:port]`) whose pages may call the server from a browser. */
   allowedOrigins?: readonly string[];
+  /**
+   * The scheme pages reach this server by: `http` (the default: it speaks plain HTTP), or `https` behind a TLS proxy.
+   * A page of the same host under the other scheme is another origin.
+   */
+  scheme?: "http" | "https";
 }
+
+/**
+ * A Host header as RFC 9110 allows it: a bracketed IPv6 literal or a name (letters, digits, `-._~`, percent-escapes),
+ * then an optional port. Userinfo (`127.0.0.1:1@evil.example`) and anything else is refused before it is read as a
+ * host name: HTTP requests with such a Host never reach the app (Node answers 400), and a WebSocket upgrade must not
+ * get further than they do.
+ */
+const WELL_FORMED_HOST = /^(?:\[[0-9a-f:.]+\]|[a-z0-9\-._~%]+)(?::\d{1,5})?$/i;
 
 function forbidden(path: string, message: string): Response {
   return guardError(path, 403, message, "forbidden");
@@ -36,8 +49,17 @@ export function hostOriginGuard(options: HostOriginGuardOptions): MiddlewareHand
     return extraHosts.size === 0;
   };
 
+  const scheme = `${options.scheme ?? "http"}:`;
   return async (c, next) => {
     const hostHeader = c.req.header("host") ?? "";
+    if (hostHeader !== "" && !WELL_FORMED_HOST.test(hostHeader.trim())) {
+      return guardError(
+        c.req.path,
+        400,
+        `Bad Request: the Host header "${hostHeader.slice(0, 200)}" is not a host name with an optional port.`,
+        "invalid_host",
+      );
+    }
     const hostname = hostnameOfHostHeader(hostHeader);
     if (!hostname || !hostAllowed(hostname)) {
       return forbidden(
@@ -51,8 +73,8 @@ export function hostOriginGuard(options: HostOriginGuardOptions): MiddlewareHand
       let sameOrigin = false;
       try {
         const url = new URL(normalized);
-        sameOrigin =
-          (url.protocol === "http:" || url.protocol === "https:") && url.host === hostHeader.toLowerCase();
+        // Same origin means the same scheme too: an https page of this host is not this http server's page.
+        sameOrigin = url.protocol === scheme && url.host === hostHeader.toLowerCase();
       } catch {
         sameOrigin = false;
       }

@@ -25,8 +25,11 @@ export class ModelBusyError extends ToolbridgeError {
 }
 
 export interface ModelCatalogEntry {
-  /** Makes the model; called once, at the first request for it (a failure is retried at the next request). */
-  create(): Promise<LanguageModel>;
+  /**
+   * Makes the model; called once, at the first request for it (a failure is retried at the next request).
+   * `onLoadProgress` (0…1) reaches every caller waiting for it (a GGUF reports it; others need not).
+   */
+  create(onLoadProgress: (progress: number) => void): Promise<LanguageModel>;
   /** Generations at once (each on its own context sequence for a GGUF). Default 2. */
   maxConcurrent?: number;
   /** Requests that may wait for a slot; one more gets ModelBusyError at once. Default 32. */
@@ -40,6 +43,10 @@ interface Slot {
   gate: Semaphore;
   maxQueued: number;
   model?: Promise<LanguageModel>;
+  /** `model` is made: nothing to wait for. */
+  loaded: boolean;
+  /** Who waits for the model being made, for its progress. */
+  progress: Set<(progress: number) => void>;
 }
 
 /**
@@ -57,6 +64,8 @@ export class ModelCatalog {
         entry,
         gate: new Semaphore(entry.maxConcurrent ?? DEFAULT_LOCAL_MAX_CONCURRENT),
         maxQueued: entry.maxQueued ?? DEFAULT_MAX_QUEUED,
+        loaded: false,
+        progress: new Set(),
       });
     }
     const first = this.#slots.keys().next().value;
@@ -84,16 +93,38 @@ export class ModelCatalog {
     return { active: slot.gate.active, waiting: slot.gate.waiting };
   }
 
-  /** The model (the default when no name is given), created at the first call; unknown names throw ModelNotFoundError. */
-  async get(name?: string): Promise<LanguageModel> {
+  /** Whether the model is made (a GGUF loaded): `get` answers at once. */
+  isLoaded(name: string): boolean {
+    return this.#slot(name).loaded;
+  }
+
+  /**
+   * The model (the default when no name is given), created at the first call; unknown names throw ModelNotFoundError.
+   * `onLoadProgress` hears the progress (0…1) of the load under way, whichever call started it.
+   */
+  async get(
+    name?: string,
+    options: { onLoadProgress?: (progress: number) => void } = {},
+  ): Promise<LanguageModel> {
     const key = name ?? this.defaultName;
     const slot = this.#slot(key);
+    if (options.onLoadProgress && !slot.loaded) slot.progress.add(options.onLoadProgress);
     if (!slot.model) {
-      const created = slot.entry.create().then((model) => gated(model, key, slot));
+      const report = (progress: number) => {
+        for (const listener of slot.progress) listener(progress);
+      };
+      const created = slot.entry.create(report).then((model) => gated(model, key, slot));
       slot.model = created;
-      created.catch(() => {
-        if (slot.model === created) slot.model = undefined;
-      });
+      created.then(
+        () => {
+          if (slot.model === created) slot.loaded = true;
+          slot.progress.clear();
+        },
+        () => {
+          if (slot.model === created) slot.model = undefined;
+          slot.progress.clear();
+        },
+      );
     }
     return slot.model;
   }

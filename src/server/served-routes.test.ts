@@ -14,6 +14,11 @@ describe("served routes", () => {
     expect(routeUrl("https://h", { path: "/ws", scheme: "ws", label: "" })).toBe("wss://h/ws");
   });
 
+  it("names the three /v1 APIs, so the start banner and --help show where each client points", () => {
+    const v1 = SERVED_ROUTES.find((route) => route.path === "/v1")!;
+    for (const api of ["chat/completions", "responses", "messages"]) expect(v1.label).toContain(api);
+  });
+
   it("lists the REST API and the MCP endpoint", () => {
     expect(SERVED_ROUTES.map((route) => route.path)).toEqual(expect.arrayContaining(["/api", "/mcp"]));
   });

@@ -13,10 +13,11 @@ export interface ServedRoute {
  * entry here, so the start banner and `--help` never disagree with what is served.
  */
 export const SERVED_ROUTES: readonly ServedRoute[] = [
+  { path: "/", label: "Web UI (chat, approvals, tools, MCP servers, runs)" },
   { path: "/api", label: "REST API (runs, approvals, conversations, tools, MCP servers)" },
   { path: "/api/runs/{id}/events", label: "a run's events (Server-Sent Events)" },
   { path: "/ws", scheme: "ws", label: "WebSocket API (runs, approvals, tools, live events)" },
-  { path: "/v1", label: "OpenAI-compatible API (/v1/models, /v1/chat/completions)" },
+  { path: "/v1", label: "OpenAI/Anthropic API (chat/completions, responses, messages)" },
   { path: "/mcp", label: "MCP endpoint (Streamable HTTP)" },
 ];
 

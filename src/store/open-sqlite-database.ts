@@ -2,13 +2,11 @@ import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import type Database from "better-sqlite3";
-import { ToolbridgeError } from "../core/toolbridge-error.js";
 import { keepDatabaseAlive, keepNativeAlive } from "./keep-native-alive.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
+import { StoreOpenError } from "./store-open-error.js";
 
-export class StoreOpenError extends ToolbridgeError {
-  override name = "StoreOpenError";
-}
+export { StoreOpenError } from "./store-open-error.js";
 
 export interface SqliteStoreOptions {
   /**

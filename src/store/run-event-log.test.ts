@@ -1,10 +1,13 @@
+import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { openSqlite } from "../../test/helpers/open-sqlite.js";
+import { createDatabase, dropDatabase, postgresMissing, postgresUrl } from "../../test/helpers/postgres.js";
 import { InMemoryRunEventLog } from "./in-memory-run-event-log.js";
 import { keepNativeAlive } from "./keep-native-alive.js";
+import { PostgresDatabase } from "./postgres-database.js";
 import type { RunEventLog } from "./run-event-log.js";
 import { SqliteRunEventLog } from "./sqlite-run-event-log.js";
 import { SqliteStore } from "./sqlite-store.js";
@@ -26,10 +29,39 @@ async function openSqliteLog(file?: string) {
   return { log: new SqliteRunEventLog(store.db), store };
 }
 
+const databases: string[] = [];
+afterAll(async () => {
+  for (const url of databases) await dropDatabase(url);
+});
+
+/** A PostgreSQL database for this test (several handles on it stand for several instances). */
+async function postgresDatabase(): Promise<string> {
+  const url = await createDatabase();
+  databases.push(url);
+  return url;
+}
+
+async function openPostgres(url: string, options: { leaseMs?: number } = {}) {
+  const database = await PostgresDatabase.open(url, options);
+  cleanups.push(() => database.close());
+  return database;
+}
+
 const implementations: Array<[string, () => Promise<RunEventLog>]> = [
   ["SqliteRunEventLog", async () => (await openSqliteLog()).log],
   ["InMemoryRunEventLog", async () => new InMemoryRunEventLog()],
 ];
+// Skipped only where no PostgreSQL server could be started (test/global-setup.ts); CI always has one.
+if (postgresUrl) {
+  implementations.push([
+    "PostgresRunEventLog",
+    async () => (await openPostgres(await postgresDatabase())).events,
+  ]);
+} else {
+  describe.skip(`RunEventLog contract: PostgresRunEventLog — no PostgreSQL: ${postgresMissing}`, () => {
+    it("skipped", () => {});
+  });
+}
 
 describe.each(implementations)("RunEventLog contract: %s", (_name, open) => {
   it("numbers each run's events 1, 2, 3 … and lists them in order after a seq", async () => {
@@ -126,5 +158,87 @@ describe("SqliteRunEventLog", () => {
     expect([sync.get(), checkpoint.get()]).toEqual([2, 1000]);
     await log.append("run_a", { type: "run-started" });
     expect([sync.get(), checkpoint.get()]).toEqual([2, 1000]);
+  });
+});
+
+const newRun = (id: string, owner: string) => ({
+  id,
+  conversationId: `c_${id}`,
+  model: "replay",
+  options: {},
+  limits: {},
+  owner,
+  messages: [],
+});
+
+describe.skipIf(!postgresUrl)("PostgresRunEventLog (several instances on one database)", () => {
+  it("numbers one run's events without a gap or a clash when two instances append at once, and wakes the other", async () => {
+    const url = await postgresDatabase();
+    const a = await openPostgres(url);
+    const b = await openPostgres(url);
+    await a.store.createRun(newRun("run_a", "a:1"));
+    const woken: number[] = [];
+    b.events.watch("run_a", () => woken.push(Date.now()));
+    const appends = Array.from({ length: 60 }, (_, i) =>
+      (i % 2 === 0 ? a : b).events.append("run_a", {
+        type: i % 2 === 0 ? "text-delta" : "approval-decided",
+        i,
+      }),
+    );
+    const seqs = await Promise.all(appends);
+    expect([...seqs].sort((x, y) => x - y)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    // Each instance's own events keep the order it appended them in.
+    const listed = await b.events.list("run_a");
+    const order = (mod: number) =>
+      listed.filter((r) => (r.event.i as number) % 2 === mod).map((r) => r.event.i);
+    expect(order(0)).toEqual(Array.from({ length: 30 }, (_, i) => i * 2));
+    expect(order(1)).toEqual(Array.from({ length: 30 }, (_, i) => i * 2 + 1));
+    await expect.poll(() => woken.length).toBeGreaterThan(0);
+  });
+
+  it("logs nothing more from a driver whose run was taken over (fenced), while decisions still go in", async () => {
+    const url = await postgresDatabase();
+    const a = await openPostgres(url, { leaseMs: 200 });
+    const b = await openPostgres(url, { leaseMs: 200 });
+    await a.store.createRun(newRun("run_a", "a:1"));
+    expect(await a.events.append("run_a", { type: "run-started" })).toBe(1);
+    // A stops renewing (as a paused process would); B takes the run over once the lease expired.
+    a.leases.stop();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await b.leases.claimNext("b:1"))?.id).toBe("run_a");
+    await expect(a.events.append("run_a", { type: "text-delta", text: "stale" })).rejects.toThrow(
+      /taken over/,
+    );
+    expect(await b.events.append("run_a", { type: "run-resumed" })).toBe(2);
+    expect(await a.events.append("run_a", { type: "approval-decided" })).toBe(3);
+    expect((await b.events.list("run_a")).map((r) => r.event.type)).toEqual([
+      "run-started",
+      "run-resumed",
+      "approval-decided",
+    ]);
+  });
+
+  it("writes a batch sent again (its connection dropped, committed or not) once, answering with the same seqs", async () => {
+    const url = await postgresDatabase();
+    const a = await openPostgres(url);
+    const append = (keys: string[]) =>
+      a.connection.query(
+        "SELECT idx, seq FROM toolbridge.append_run_events($1, $2::uuid[], $3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::json[])",
+        [
+          "toolbridge_events",
+          keys,
+          keys.map(() => "run_a"),
+          keys.map(() => null),
+          keys.map(() => "text-delta"),
+          keys.map(() => 1),
+          keys.map((k) => JSON.stringify({ type: "text-delta", k })),
+        ],
+      );
+    const keys = [randomUUID(), randomUUID()];
+    const first = await append(keys);
+    expect(await append(keys)).toEqual(first);
+    expect(first.map((r) => Number(r.seq))).toEqual([1, 2]);
+    expect((await a.events.list("run_a")).map((r) => r.seq)).toEqual([1, 2]);
+    expect(await a.events.append("run_a", { type: "run-finished" })).toBe(3);
   });
 });

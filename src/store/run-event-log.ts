@@ -17,7 +17,7 @@ export type LoggedEvent = { readonly type: string } & Readonly<Record<string, un
  * `append` numbers the event at once and resolves once it is committed; appends are batched (everything appended
  * before the next microtask checkpoint commits in one transaction: the deltas of a model chunk, the events of all runs
  * that ran meanwhile). Implementations: SqliteRunEventLog (table `run_events`, shares the store's connection),
- * InMemoryRunEventLog; both pass run-event-log.test.ts.
+ * PostgresRunEventLog (several instances append to one run's log), InMemoryRunEventLog; all pass run-event-log.test.ts.
  */
 export interface RunEventLog {
   /** Number the event (last seq + 1 for its run) and commit it with the others of this tick; resolves to its seq. */
@@ -30,4 +30,11 @@ export interface RunEventLog {
   deleteRuns(runIds: readonly string[]): Promise<void>;
   /** Commit whatever is queued; resolves when done. */
   flush(): Promise<void>;
+  /**
+   * Logs that several processes append to (PostgreSQL) tell of another process's events: `wake(seq)` is called soon
+   * after any process committed events of the run, with the last seq committed (undefined: unknown, look). A hint only
+   * (it may come late, twice or never): readers poll as well. Returns the function that stops it. Absent: only
+   * polling sees other processes' events.
+   */
+  watch?(runId: string, wake: (seq?: number) => void): () => void;
 }

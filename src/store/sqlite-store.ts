@@ -19,7 +19,7 @@ import {
   runFromRow,
   stepFromRow,
   toolCallFromRow,
-} from "./sqlite-rows.js";
+} from "./sql-rows.js";
 import {
   type AuditEntry,
   type AuditRecord,

@@ -58,6 +58,11 @@ export interface RunRecord {
   activeMs: number;
   /** `host:pid` of the process driving the run; null when nobody is. */
   owner: string | null;
+  /**
+   * Until when the owner's lease holds (ISO time), for stores whose runs are owned by a lease (PostgreSQL: owners on
+   * other hosts, see RunLeases); absent for stores where the owner is a process of this host.
+   */
+  leaseUntil?: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -164,14 +169,58 @@ export class StoreConflictError extends ToolbridgeError {
 }
 
 /**
+ * A write to a run this process no longer owns: its lease expired and another instance took the run over (or it never
+ * held one). Nothing of the write was kept. The process must stop driving the run.
+ */
+export class RunFencedError extends StoreConflictError {
+  override name = "RunFencedError";
+}
+
+/**
+ * What a store shared by several server instances on several hosts adds (PostgresStore). A run is owned by a lease:
+ * `createRun` and `claimRun` take it (with a new epoch, the fencing token), the store renews it while the process
+ * lives (heartbeat), and every state write of the run checks the epoch, so a process whose lease expired and whose
+ * run was taken over (paused, cut off from the database) writes nothing more: its writes throw RunFencedError.
+ */
+export interface RunLeases {
+  /** How long a lease lasts without a heartbeat (ms); the heartbeat renews it every third of that. */
+  readonly leaseMs: number;
+  /**
+   * Claim one run that needs a driver, skipping rows other instances are claiming (`FOR UPDATE SKIP LOCKED`): a paused
+   * run with nothing pending any more (`resumable`, set by the decision that left nothing pending), or a running run
+   * whose owner's lease expired. `withOption`: only runs whose `options` hold this key — those a driver of this kind
+   * started and can rebuild (the server's runs, not the CLI's). Resolves to the run as claimed (`running`, owner
+   * `owner`), or undefined.
+   */
+  claimNext(owner: string, withOption?: string): Promise<RunRecord | undefined>;
+  /** `listener(runId)` when this process lost a run's lease: another instance took it over. Returns the unsubscribe. */
+  onLost(listener: (runId: string) => void): () => void;
+  /** `listener()` when a run may have become claimable (a hint: poll with claimNext as well). */
+  onClaimable(listener: () => void): () => void;
+  /**
+   * This process's driver of the run has stopped: stop renewing its lease (still held when a failure left the run
+   * running, so that another instance takes it over once it expires) and forget that it was lost.
+   */
+  forget(runId: string): void;
+  /**
+   * Give up every run this process drives, at once, for another instance to take over (a graceful shutdown): from
+   * then on nothing more is written for them here, and their leases end now instead of expiring later.
+   */
+  handOver(): Promise<void>;
+}
+
+/**
  * Persistence of conversations, runs, steps, tool calls, approvals and the audit log: what the agent loop needs, and
  * all it needs. Every method that writes resolves only after its transaction is committed, so whatever a caller
  * reports afterwards survives a crash. Methods are async so that a PostgreSQL store can implement the same interface;
  * each composite method is one transaction. Implementations: SqliteStore (default for the CLI), InMemoryStore (the
- * library's default: pure TypeScript, nothing survives the process); both pass test/store/run-store.contract.ts.
+ * library's default: pure TypeScript, nothing survives the process), PostgresStore (several instances on several
+ * hosts; adds `leases`); all pass test/store/run-store.contract.ts.
  */
 export interface RunStore {
   readonly location: string;
+  /** Present when runs are owned by leases (several instances on several hosts); see RunLeases. */
+  readonly leases?: RunLeases;
 
   createRun(run: NewRun): Promise<RunRecord>;
   getRun(id: string): Promise<RunRecord | undefined>;
@@ -179,7 +228,8 @@ export interface RunStore {
   updateRun(id: string, patch: RunPatch): Promise<void>;
   /**
    * Take over a run: sets owner and status `running` only if the run is in one of `fromStatuses` and its current
-   * owner is `expectedOwner` (null = nobody). Returns false when someone else got there first.
+   * owner is `expectedOwner` (null = nobody) — and, with leases, only if that owner's lease has expired. Returns false
+   * when someone else got there first.
    */
   claimRun(
     id: string,

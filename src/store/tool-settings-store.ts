@@ -22,4 +22,9 @@ export interface ToolSettingsStore {
   get(name: string): Promise<ToolSetting | undefined>;
   /** Insert or replace the setting of `setting.name`; one with neither `enabled` nor `policy` is deleted instead. */
   put(setting: ToolSetting): Promise<void>;
+  /**
+   * Stores several instances share (PostgreSQL) tell of changes any of them made: `changed()` soon after. A hint only;
+   * readers re-read now and then as well. Returns the function that stops it.
+   */
+  watch?(changed: () => void): () => void;
 }

@@ -91,6 +91,7 @@ export function defineTool(
     throw new ToolDefinitionError(`Tool "${name}": handler must be a function.`);
   }
   checkPositive(options.timeoutMs, "timeoutMs", name);
+  checkPositive(options.maxQueueWaitMs, "maxQueueWaitMs", name);
   checkPositive(options.cooldownMs, "cooldownMs", name);
   checkPositive(options.maxOutputChars, "maxOutputChars", name);
   if (options.rateLimit) {

@@ -6,8 +6,18 @@ export interface ToolContext {
   signal: AbortSignal;
   /** The id of this call (agent call id or MCP request id), for logs and progress. */
   callId: string;
+  /**
+   * The agent run the call belongs to; undefined outside a run (MCP, `tools call`). With `callId` it names the call
+   * uniquely across runs and instances: an idempotency key for a tool with side effects.
+   */
+  runId: string | undefined;
   /** Who asked, for per-user cooldowns and rate limits. */
   userId: string | undefined;
+  /**
+   * How long the call waited for a place in the executor before the handler started (ms): a tool with a queue of its
+   * own takes it off that queue's wait, so the whole wait stays within one bound.
+   */
+  waitedMs?: number;
   /** Report progress; forwarded as MCP `notifications/progress` when the caller asked for it. */
   reportProgress(progress: number, total?: number, message?: string): void;
 }
@@ -38,6 +48,11 @@ export interface ToolOptions {
   requiresApproval?: boolean;
   /** Per-call time limit; the handler's AbortSignal fires when it passes. */
   timeoutMs?: number;
+  /**
+   * Longest wait for a place in the executor (its concurrency limit) before the call is answered "busy, try again"
+   * without running. Default: the executor's `maxQueueWaitMs`.
+   */
+  maxQueueWaitMs?: number;
   /** Minimum time between two calls of this tool by the same user. */
   cooldownMs?: number;
   rateLimit?: RateLimit;

@@ -94,6 +94,45 @@ describe("ToolExecutor", () => {
     await Promise.all(flood);
   });
 
+  it("answers 'busy, try again' to a call that waited its tool's maxQueueWaitMs for a place, without running it", async () => {
+    const ran: string[] = [];
+    const waits: number[] = [];
+    let releaseAll!: () => void;
+    const held = new Promise<void>((resolve) => {
+      releaseAll = resolve;
+    });
+    const hold = defineTool({
+      name: "hold",
+      inputSchema: z.object({ who: z.string() }),
+      maxQueueWaitMs: 150,
+      handler: async ({ who }, { waitedMs }) => {
+        ran.push(who);
+        waits.push(waitedMs ?? -1);
+        await held;
+        return who;
+      },
+    });
+    const { executor } = setup([hold], { concurrency: 1 });
+    const first = executor.execute({ name: "hold", arguments: { who: "first" } });
+    const started = Date.now();
+    const second = await executor.execute({ name: "hold", arguments: { who: "second" } });
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(second.status).toBe("limited");
+    expect(second.result.content).toEqual([
+      {
+        type: "text",
+        text: "The server is busy: this call to hold waited 150ms for a free place and was not run. Try again in a moment.",
+      },
+    ]);
+    releaseAll();
+    expect((await first).status).toBe("ok");
+    // A call that got its place after a wait is told how long, so a queue of its own can take that off its limit.
+    const third = executor.execute({ name: "hold", arguments: { who: "third" } });
+    expect((await third).status).toBe("ok");
+    expect(ran).toEqual(["first", "third"]);
+    expect(waits.every((ms) => ms >= 0 && ms < 150)).toBe(true);
+  });
+
   it("blocks a second call within the cooldown for the same user only", async () => {
     let now = 1_000_000;
     const roll = defineTool({

@@ -22,6 +22,11 @@ export interface ToolExecutorOptions {
   /** Time limit for tools that set none. Default 30 s. */
   defaultTimeoutMs?: number;
   /**
+   * Longest wait for a place (the concurrency limit) for tools that set none; a call still waiting then is answered
+   * "busy, try again" without running, so no caller waits without bound behind somebody else's flood. Default 10 s.
+   */
+  maxQueueWaitMs?: number;
+  /**
    * Output limit for tools that set none, and for the messages `observe` caps (denials, invalid calls). Default 20,000
    * characters. An agent built on a registry sets it from its `maxObservationChars`.
    */
@@ -40,6 +45,8 @@ export interface ToolCallRequest {
   arguments?: unknown;
   /** Stable id of the call (agent call id, MCP request id). Generated when absent. */
   callId?: string;
+  /** The agent run the call belongs to (handed to the handler as `context.runId`). */
+  runId?: string;
 }
 
 export interface ProgressUpdate {
@@ -82,6 +89,11 @@ class ToolTimeoutError extends Error {
   override name = "ToolTimeoutError";
 }
 
+/** The reason a wait for a place ends when it has lasted too long. */
+class ToolBusyError extends Error {
+  override name = "ToolBusyError";
+}
+
 function formatDuration(ms: number): string {
   return ms >= 1000 ? `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)}s` : `${ms}ms`;
 }
@@ -104,6 +116,7 @@ export class ToolExecutor {
   readonly #limiter: CallLimiter;
   readonly #redact: Redactor | undefined;
   readonly #defaultTimeoutMs: number;
+  readonly #maxQueueWaitMs: number;
   readonly #defaultMaxOutputChars: number;
 
   constructor(
@@ -115,6 +128,7 @@ export class ToolExecutor {
     this.#limiter = new CallLimiter(options.now);
     this.#redact = options.redact === false ? undefined : createRedactor(options.redact);
     this.#defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
+    this.#maxQueueWaitMs = options.maxQueueWaitMs ?? 10_000;
     const max = options.defaultMaxOutputChars ?? 20_000;
     if (!Number.isInteger(max) || max < 1) {
       throw new RangeError(
@@ -207,11 +221,32 @@ export class ToolExecutor {
     }
 
     let release: (() => void) | undefined;
+    const waitLimitMs = definition.maxQueueWaitMs ?? this.#maxQueueWaitMs;
+    const waiting = new AbortController();
+    const stopWaiting = () => waiting.abort(options.signal?.reason);
+    options.signal?.addEventListener("abort", stopWaiting, { once: true });
+    const waitTimer = setTimeout(() => waiting.abort(new ToolBusyError()), waitLimitMs);
+    const queuedAt = performance.now();
     try {
-      release = await this.#semaphore.acquire(options.signal, options.userId ?? "anonymous");
-    } catch {
+      release = await this.#semaphore.acquire(
+        options.signal?.aborted ? AbortSignal.abort(options.signal.reason) : waiting.signal,
+        options.userId ?? "anonymous",
+      );
+    } catch (reason) {
+      if (reason instanceof ToolBusyError) {
+        return finish(
+          errorResult(
+            `The server is busy: this call to ${name} waited ${formatDuration(waitLimitMs)} for a free place and was not run. Try again in a moment.`,
+          ),
+          "limited",
+        );
+      }
       return finish(errorResult(`The call to ${name} was cancelled before it started.`), "cancelled");
+    } finally {
+      clearTimeout(waitTimer);
+      options.signal?.removeEventListener("abort", stopWaiting);
     }
+    const waitedMs = Math.round(performance.now() - queuedAt);
 
     const timeoutMs = definition.timeoutMs ?? this.#defaultTimeoutMs;
     const controller = new AbortController();
@@ -224,7 +259,9 @@ export class ToolExecutor {
     const context: ToolContext = {
       signal: controller.signal,
       callId,
+      runId: request.runId,
       userId: options.userId,
+      waitedMs,
       reportProgress: (progress, total, message) => {
         const update: ProgressUpdate = { progress };
         if (total !== undefined) update.total = total;

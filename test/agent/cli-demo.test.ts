@@ -30,7 +30,15 @@ const base = () => ["--model", `replay:${turns}`, "--tools-module", FIXTURE_TOOL
 describe("toolbridge run / runs with the replay model", { timeout: 240_000 }, () => {
   it("pauses on a gated call, then `runs approve` and `runs resume` complete it; state is in the SQLite file", () => {
     const paused = cliJson<RunView>(["run", "write hello", "--json", ...base()]);
-    expect(Object.keys(paused)).toEqual(["runId", "status", "stopReason", "answer", "steps", "pending"]);
+    expect(Object.keys(paused)).toEqual([
+      "runId",
+      "status",
+      "stopReason",
+      "answer",
+      "error",
+      "steps",
+      "pending",
+    ]);
     expect(paused).toMatchObject({
       status: "paused",
       stopReason: "awaiting-approval",

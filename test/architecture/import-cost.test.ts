@@ -26,6 +26,12 @@ const packagesIn = (modules: string[]) =>
   );
 
 describe("import cost", () => {
+  it("toolbridge/store (PostgresDatabase included) loads neither pg nor better-sqlite3 until a database is opened", () => {
+    const packages = packagesIn(loadedBy("dist/store/index.js"));
+    expect(packages).not.toContain("pg");
+    expect(packages).not.toContain("better-sqlite3");
+  });
+
   it("toolbridge/protocols loads no native addon, no model SDK and no server code", () => {
     const modules = loadedBy("dist/protocols/index.js");
     const packages = packagesIn(modules);
@@ -37,11 +43,32 @@ describe("import cost", () => {
     expect(own.filter((m) => !m.startsWith("protocols/") && !m.startsWith("core/"))).toEqual([]);
   });
 
-  it("the root import does not load better-sqlite3 or node-llama-cpp", () => {
+  it("the root import does not load better-sqlite3, pg or node-llama-cpp", () => {
     const modules = loadedBy("dist/index.js");
     const packages = packagesIn(modules);
     expect(packages).not.toContain("better-sqlite3");
     expect(packages).not.toContain("node-llama-cpp");
+    // pg is an optional peer: loaded only when a PostgreSQL database is opened.
+    expect(packages).not.toContain("pg");
+    expect(modules.filter((m) => m.endsWith(".node"))).toEqual([]);
+  });
+
+  it("the AI SDK (an optional peer) loads only through toolbridge/ai-sdk", () => {
+    const aiSdk = (packages: Set<string>) =>
+      [...packages].filter((p) => p === "ai" || p.startsWith("@ai-sdk/"));
+    for (const entry of [
+      "dist/index.js",
+      "dist/tools/index.js",
+      "dist/mcp/index.js",
+      "dist/models/llama/index.js",
+    ])
+      expect(aiSdk(packagesIn(loadedBy(entry))), entry).toEqual([]);
+    // Nor does toolbridge/ai-sdk load a native addon: node-llama-cpp waits for the first call of a llama() model.
+    const modules = loadedBy("dist/ai-sdk/index.js");
+    const packages = packagesIn(modules);
+    expect(packages).toContain("ai");
+    for (const heavy of ["better-sqlite3", "node-llama-cpp", "openai", "@anthropic-ai/sdk", "hono"])
+      expect(packages, heavy).not.toContain(heavy);
     expect(modules.filter((m) => m.endsWith(".node"))).toEqual([]);
   });
 });

@@ -25,6 +25,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   config: ["tools", "mcp", "models", "protocols"],
   server: ["mcp", "tools", "store", "agent", "models", "protocols", "config"],
   cli: ["agent", "config", "mcp", "models", "protocols", "server", "store", "tools"],
+  // The AI SDK adapters: protocols as middleware, the registry as a ToolSet, toolbridge models as AI SDK models.
+  "ai-sdk": ["models", "protocols", "tools"],
 };
 
 const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^"';]*?\bfrom\s*["'](\.{1,2}\/[^"']+)["']/g;

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCliAgent } from "../../src/cli/commands/run.js";
 import { createCliModel } from "../../src/cli/create-cli-model.js";
 import { type ModelFlags, resolveModelSettings } from "../../src/cli/model-options.js";
+import { LazyDatabase } from "../../src/cli/open-store.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
 
 /**
@@ -65,7 +66,10 @@ async function firstRequest(flags: ModelFlags): Promise<Record<string, unknown>>
   const model = resolveModelSettings({ flags: { baseUrl, modelName: "m", ...flags }, env: {} });
   if (!model) throw new Error("no model");
   const store = new SqliteStore(":memory:");
-  const cli = await createCliAgent({ model, allow: ["calculator", "roll_dice"] }, store);
+  const cli = await createCliAgent(
+    { model, allow: ["calculator", "roll_dice"] },
+    LazyDatabase.ofSqlite(store),
+  );
   try {
     const view = await cli.agent.run("hi").result;
     expect(view.status).toBe("finished");
@@ -113,7 +117,9 @@ describe("routing: native tools where the backend has them, a text protocol othe
     });
     const store = new SqliteStore(":memory:");
     try {
-      await expect(createCliAgent({ model: model!, allow: ["calculator"] }, store)).rejects.toThrow(
+      await expect(
+        createCliAgent({ model: model!, allow: ["calculator"] }, LazyDatabase.ofSqlite(store)),
+      ).rejects.toThrow(
         /--tool-choice must be auto, required, none or the name of an offered tool \(calculator\); got "no_such_tool"/,
       );
     } finally {
@@ -144,7 +150,8 @@ describe("routing: native tools where the backend has them, a text protocol othe
     } finally {
       delete process.env.TB_TEST_ANTHROPIC_KEY;
     }
-    // The replay model reads its text turns with the protocol, as a text-only backend reads its output.
+    // The replay model reads its text turns with the protocol, as a text-only backend reads its output (when a tool is
+    // offered: with none, the text is the answer).
     writeFileSync(
       turns,
       `${JSON.stringify({ text: '<tool_call>{"name": "calc", "arguments": {"x": 1}}</tool_call>' })}\n`,
@@ -153,7 +160,7 @@ describe("routing: native tools where the backend has them, a text protocol othe
     const events = [];
     for await (const event of replay.model.stream({
       messages: [{ role: "user", content: "go" }],
-      tools: [],
+      tools: [{ name: "calc", inputSchema: { type: "object" } }],
       toolChoice: "auto",
       signal: new AbortController().signal,
     }))

@@ -112,6 +112,31 @@ describe("tool settings made through serve hold on every CLI surface", { timeout
     expect(JSON.stringify(calculator)).not.toMatch(/"2"/);
   });
 
+  it("run follows the config's approval policies as serve and mcp do (a setting made through serve over them)", () => {
+    const turns = path.join(dir, "config-turns.jsonl");
+    writeFileSync(
+      turns,
+      [{ calls: [{ name: "get_time", arguments: {} }] }, { text: "done" }]
+        .map((turn) => JSON.stringify(turn))
+        .join("\n"),
+    );
+    const config = path.join(dir, "config-never.json");
+    writeFileSync(config, JSON.stringify({ mcp: { approvals: { get_time: "never" } } }));
+    const run = runCli([
+      "run",
+      "time?",
+      "--json",
+      "--model",
+      `replay:${turns}`,
+      "--db",
+      db,
+      "--config",
+      config,
+    ]);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/get_time is not allowed in this run \(approval policy: never\)/);
+  });
+
   it("mcp over stdio does not list or run them, and follows a change made while it runs", async () => {
     const client = new Client({ name: "settings-test", version: "1" });
     await client.connect(

@@ -12,7 +12,10 @@ import { afterAll, describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const readme = readFileSync(path.join(root, "README.md"), "utf8");
-const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] as string);
+// The "AI SDK" section's examples need the AI SDK and run in test/docs/readme-ai-sdk.test.ts.
+const blocks = [
+  ...readme.replace(/\n## AI SDK\n[\s\S]*?(?=\n## )/, "").matchAll(/```ts\n([\s\S]*?)```/g),
+].map((m) => m[1] as string);
 // Inside the package, so that `from "toolbridge"` resolves to this package's own exports (the built dist/).
 const scratch = path.join(root, "test", ".readme-run");
 const cwd = mkdtempSync(path.join(tmpdir(), "tb-readme-"));

@@ -76,4 +76,19 @@ describe("the bundled demo model through the CLI", () => {
     // Small talk after the tool turns still gets a plain answer, no call.
     expect(turns[3]).not.toContain("⚙");
   }, 150_000);
+
+  it("never prints tool-call markup, also when an out-of-scope question derails the model", () => {
+    // Issue 29: after a note_save call the demo model answered with debris ending in `</tool_call>` (a closing tag
+    // with no call), and the chat printed it.
+    const r = runCli(["chat", "--db", path.join(dir, "derailed.db")], {
+      cwd: dir,
+      env: { TOOLBRIDGE_MODEL: "", TOOLBRIDGE_BASE_URL: "", TOOLBRIDGE_PROVIDER: "" },
+      input: "how many days until Christmas?\n/exit\n",
+      timeoutMs: 120_000,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const turn = r.stdout.split(/^› /m)[1] ?? "";
+    expect(turn.split("\n")[0]).toBe("how many days until Christmas?");
+    expect({ turn, markup: /<\/?tool_call>/.test(turn) }).toMatchObject({ markup: false });
+  }, 150_000);
 });

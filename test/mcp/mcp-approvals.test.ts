@@ -16,6 +16,7 @@ import { type RunningServer, startServer } from "../../src/server/start-server.j
 import { createBuiltinTools } from "../../src/tools/builtin/index.js";
 import { ToolExecutor } from "../../src/tools/tool-executor.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
+import { createDatabase, dropDatabase, postgresUrl } from "../helpers/postgres.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 // The built bin, as users run it (test/global-setup.ts rebuilds it when a source is newer).
@@ -311,13 +312,24 @@ async function serveProcess(
   return { url, child };
 }
 
-describe("two serve processes on one database", () => {
+/** The database both processes share, per store: a file, and (where a server could be started) PostgreSQL. */
+const sharedDatabases: Array<[string, () => Promise<string>]> = [
+  ["SQLite", async () => path.join(dir, "shared.db")],
+];
+if (postgresUrl) sharedDatabases.push(["PostgreSQL", () => createDatabase()]);
+const createdDatabases: string[] = [];
+afterAll(async () => {
+  for (const url of createdDatabases) await dropDatabase(url);
+});
+
+describe.each(sharedDatabases)("two serve processes on one database (%s)", (kind, makeDb) => {
   it("an approval asked by one is answered on the other, and the replay is refused by either", async () => {
-    const db = path.join(dir, "shared.db");
+    const db = await makeDb();
+    if (kind === "PostgreSQL") createdDatabases.push(db);
     const a = await serveProcess(db, dir);
     const b = await serveProcess(db, dir);
     try {
-      const target = path.join(dir, "two-instances.txt");
+      const target = path.join(dir, `two-instances-${kind}.txt`);
       const args = { path: target, content: "shared" };
       const first = await rawCall(`${a.url}/mcp`, 1, args);
       expect(first.result?.resultType).toBe("input_required");

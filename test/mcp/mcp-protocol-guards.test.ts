@@ -15,6 +15,7 @@ import { type RunningServer, startServer } from "../../src/server/start-server.j
 import { defineTool } from "../../src/tools/define-tool.js";
 import { ToolExecutor } from "../../src/tools/tool-executor.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
+import { fetchFromAddress } from "../helpers/fetch-from-address.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const cli = path.join(repo, "dist/cli/main.js");
@@ -190,8 +191,8 @@ describe("requests the old server mishandled", () => {
   });
 });
 
-describe("rate limits over MCP follow the caller, not the connection", () => {
-  it("a second session (or a 2026 request) of the same client shares its limit; another client has its own", async () => {
+describe("rate limits over MCP follow the caller, not the connection or the name it states", () => {
+  it("a second session, a 2026 request or a new clientInfo.name from the same address shares its limit; another address has its own", async () => {
     registry.register(
       defineTool({
         name: "limited",
@@ -202,33 +203,39 @@ describe("rate limits over MCP follow the caller, not the connection", () => {
       }),
     );
     const url = new URL(`${server.url}/mcp`);
-    const connect = async (name: string, modern: boolean) => {
+    const connect = async (name: string, modern: boolean, from = "127.0.0.1") => {
+      const fetch = fetchFromAddress(from);
       if (modern) {
         const client = new ClientV2(
           { name, version: "1" },
           { versionNegotiation: { mode: { pin: "2026-07-28" } } },
         );
-        await client.connect(new HttpV2(url));
+        await client.connect(new HttpV2(url, { fetch }));
         return {
           call: () => client.callTool({ name: "limited", arguments: {} }),
           close: () => client.close(),
         };
       }
       const client = new ClientV1({ name, version: "1" });
-      await client.connect(new HttpV1(url));
+      await client.connect(new HttpV1(url, { fetch }));
       return { call: () => client.callTool({ name: "limited", arguments: {} }), close: () => client.close() };
     };
     const first = await connect("alice", false);
     const second = await connect("alice", false);
     const third = await connect("alice", true);
-    const other = await connect("bob", true);
+    // Today's trick: the same client under a new name each time used to be a new caller with a fresh limit.
+    const renamed = await connect("alice-2", false);
+    const renamedModern = await connect("alice-3", true);
+    const other = await connect("alice", true, "127.0.0.2");
     try {
       expect((await first.call()).isError).toBeFalsy();
       expect((await second.call()).isError, "a new session escaped the limit").toBe(true);
       expect((await third.call()).isError, "a 2026 request escaped the limit").toBe(true);
-      expect((await other.call()).isError, "another client was limited").toBeFalsy();
+      expect((await renamed.call()).isError, "a new clientInfo.name escaped the limit").toBe(true);
+      expect((await renamedModern.call()).isError, "a new name on 2026 escaped the limit").toBe(true);
+      expect((await other.call()).isError, "another address was limited").toBeFalsy();
     } finally {
-      for (const client of [first, second, third, other]) await client.close();
+      for (const client of [first, second, third, renamed, renamedModern, other]) await client.close();
       registry.unregister("limited");
     }
   });

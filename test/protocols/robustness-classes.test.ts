@@ -314,6 +314,44 @@ for (const [n, title] of Object.entries(CLASSES)) {
           expectEverywhere(p, `${full}\n${tag}\nDone.`, { ...want, content: "Done." });
         },
       );
+
+      // A closing tag that closes nothing is markup too, wherever it stands (issue 29: the bundled demo model
+      // answered `…"tags":[]}}\n</tool_call>` after a note_save call, and the tag reached the chat screen).
+      it.each(protocols.filter((p) => CLOSERS[p.id]?.includes("<")).map((p) => [p.id, p] as const))(
+        "%s: a closing tag with no call before it, or after a body that could not be read, is not content",
+        (_id, p) => {
+          const closer = CLOSERS[p.id]!;
+          const tag = closer.slice(closer.lastIndexOf("<"));
+          const prose = { calls: [], reasoning: "", errors: 0, truncated: false };
+          const cases: Array<[string, string]> = [
+            [`Hi there.${tag}`, "Hi there."],
+            [`Hi there.\n${tag}`, "Hi there."],
+            [`${tag}Hi there.`, "Hi there."],
+            [`${tag}${tag}\n${tag}`, ""],
+            [`A <b>bold</b> word ${tag}, and more.`, "A <b>bold</b> word , and more."],
+            [
+              `Saved note #1 "s code","content":"my I c, ","tags":[]}}\n${tag}`,
+              `Saved note #1 "s code","content":"my I c, ","tags":[]}}`,
+            ],
+          ];
+          for (const [text, content] of cases) expectEverywhere(p, text, { ...prose, content });
+          // After an opener whose body is no JSON call (a mention, an error, or a code call in formats that have one),
+          // the closer is never text.
+          for (const opener of p.callStartMarkers) {
+            const text = `${opener}\nnot a call at all\n${tag}\nDone.`;
+            const oneShot = parseToolCalls(p, text, { tools: TOOLS });
+            expect({
+              text,
+              content: oneShot.content,
+              closerShown: oneShot.content.includes(tag),
+            }).toMatchObject({
+              text,
+              closerShown: false,
+            });
+            expectEverywhere(p, text, comparable(oneShot));
+          }
+        },
+      );
     }
 
     if (cls === 5) {

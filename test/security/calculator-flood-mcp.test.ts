@@ -1,6 +1,6 @@
 /**
  * Issue 15's starvation report, end to end: one MCP client (an HTTP session) floods the calculator with heavy
- * expressions; another session's `2+2` must still answer within a second. Real server on port 0, real SDK clients,
+ * expressions; another client's `2+2` (another address) must still answer within a second. Real server on port 0, real SDK clients,
  * the calculator's real worker processes (a pool of two: the smallest, where a flood hurts most).
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -13,14 +13,18 @@ import { MathWorkerPool } from "../../src/tools/builtin/math-worker-pool.js";
 import { resultText } from "../../src/tools/normalize-tool-result.js";
 import { ToolExecutor } from "../../src/tools/tool-executor.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
+import { fetchFromAddress } from "../helpers/fetch-from-address.js";
 
 const pool = new MathWorkerPool({ size: 2, timeoutMs: 2000, maxMemoryMb: 128, maxQueueWaitMs: 2000 });
 let server: RunningServer;
 const clients: Client[] = [];
 
-async function connect(name: string): Promise<Client> {
+/** A client from `address`: callers are told apart by where they connect from, not by the name they state. */
+async function connect(name: string, address: string): Promise<Client> {
   const client = new Client({ name, version: "1" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { fetch: fetchFromAddress(address) }),
+  );
   clients.push(client);
   return client;
 }
@@ -40,8 +44,8 @@ afterAll(async () => {
 
 describe("calculator over MCP under a flood", () => {
   it("a second session's 2+2 answers within 1 s while the first floods 12 heavy expressions", async () => {
-    const flooder = await connect("flooder");
-    const other = await connect("other");
+    const flooder = await connect("flooder", "127.0.0.1");
+    const other = await connect("other", "127.0.0.2");
     const flood = Array.from(
       { length: 12 },
       () =>

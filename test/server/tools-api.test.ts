@@ -352,7 +352,18 @@ describe("PATCH /api/tools/{name}", () => {
       await waitFor("list_changed", () => mcp.listChanged() > seen);
       expect(await mcp.names()).not.toContain("delete_note");
       const listed = (await send(api("/tools/delete_note"))).json;
-      expect(listed).toMatchObject({ enabled: true, policy: "never", configuredPolicy: "ask" });
+      expect(listed).toMatchObject({
+        enabled: true,
+        policy: "never",
+        policySource: "setting",
+        configuredPolicy: "ask",
+      });
+      // Reset: the policy comes from the tool's own default again (destructive → ask), and says so.
+      await patch("delete_note", '{"policy": null}');
+      expect((await send(api("/tools/delete_note"))).json).toMatchObject({
+        policy: "ask",
+        policySource: "default",
+      });
     } finally {
       await patch("delete_note", '{"policy": null}');
       await mcp.client.close();

@@ -9,7 +9,7 @@ import { CliError, runCommand } from "../cli-error.js";
 import { bundledModelIntro, isBundledModel } from "../default-model.js";
 import { createLoadProgress } from "../load-progress.js";
 import { type ModelSettings, modelLabel } from "../model-options.js";
-import { openExistingStore, openStore } from "../open-store.js";
+import { configuredDb, LazyDatabase, resolveDbLocation } from "../open-store.js";
 import {
   type AgentCommandOptions,
   addAgentOptions,
@@ -46,7 +46,11 @@ export function registerChatCommand(program: Command): void {
       const settings = cliAgentSettings(options, "chat");
       const limits = cliRunLimits(options);
       // Continuing a conversation only reads: a database that is not there is reported, not created empty.
-      const store = options.conversation ? openExistingStore(options.db) : openStore(options.db);
+      const database = new LazyDatabase(
+        resolveDbLocation({ db: options.db, configDb: configuredDb(options.config) }),
+      );
+      const store = (await (options.conversation ? database.openExisting(options.db) : database.open()))
+        .store;
       const alwaysAllowed = new Set<string>();
       const out = process.stdout;
       const model = settings.model as ModelSettings;
@@ -62,7 +66,7 @@ export function registerChatCommand(program: Command): void {
           );
         }
         try {
-          cli = await createCliAgent(settings, store, limits, {
+          cli = await createCliAgent(settings, database, limits, {
             onLoadProgress: (p) => progress.update(p),
             approval: (call) => (alwaysAllowed.has(call.name) ? "always" : undefined),
           });
@@ -107,7 +111,7 @@ export function registerChatCommand(program: Command): void {
       } finally {
         reader?.close();
         await cli?.close();
-        await store.close();
+        await database.close();
       }
     }),
   );

@@ -2,16 +2,16 @@ import type { Command } from "commander";
 import { mcpApprovalsFromConfig } from "../../mcp/mcp-approvals.js";
 import { describeMcpServerStatus, stderrMountLogger } from "../../mcp/mcp-cli-support.js";
 import { serveMcpOverStdio } from "../../mcp/serve-mcp-stdio.js";
-import { McpApprovalLedger } from "../../store/mcp-approval-ledger.js";
-import type { SqliteStore } from "../../store/sqlite-store.js";
 import { runCommand } from "../cli-error.js";
 import { loadToolSettings, TOOL_SETTINGS_FOLLOW_MS } from "../load-tool-settings.js";
-import { openStore, resolveDbPath } from "../open-store.js";
+import { mcpApprovalStoreSource } from "../open-store.js";
 import { createToolsRuntime } from "../tools-runtime.js";
+import { loadToolsModule } from "./run.js";
 
 interface McpCommandOptions {
   config?: string;
   db?: string;
+  toolsModule?: string;
   verbose?: boolean;
 }
 
@@ -26,6 +26,7 @@ export function registerMcpCommand(program: Command): void {
       "--db <file>",
       "database for the memory tools and the MCP approval state, shared by instances (default: the user's data folder)",
     )
+    .option("--tools-module <file>", "an ES module exporting more tools (`tools` array or default function)")
     .option("--verbose", "also log the stderr of mounted MCP servers (to stderr)")
     .action((options: McpCommandOptions) =>
       runCommand(async () => {
@@ -39,39 +40,34 @@ export function registerMcpCommand(program: Command): void {
         });
         let stopFollowing: (() => void) | undefined;
         try {
+          if (options.toolsModule) runtime.registry.registerAll(await loadToolsModule(options.toolsModule));
           for (const status of runtime.mcpServers.status()) {
             if (status.state !== "ready") logger.warn?.(describeMcpServerStatus(status));
           }
           // Approvals: single-use state and the signing key live in the database, so restarts keep refusing replays.
-          // It is opened when a gated tool is first asked for or settings are there to read: serving only ungated tools
-          // creates no database.
-          let store: SqliteStore | undefined;
+          // An SQLite file is opened when a gated tool is first asked for or settings are there to read: serving only
+          // ungated tools creates no database.
           // The settings made through `serve` (switched-off tools hidden, policies), followed while this runs: a
           // change made there reaches this client as `notifications/tools/list_changed`.
           const loaded = await loadToolSettings({
             registry: runtime.registry,
-            dbFile: resolveDbPath(options.db),
-            openDb: () => (store ??= openStore(options.db)),
+            database: runtime.database,
             configuredPolicies: runtime.config.mcp?.approvals,
             followEveryMs: TOOL_SETTINGS_FOLLOW_MS,
           });
           stopFollowing = loaded.stop;
           const approvals = mcpApprovalsFromConfig(
             { ...runtime.config.mcp, approvals: loaded.settings.approval },
-            () => {
-              store ??= openStore(options.db);
-              return new McpApprovalLedger(store.db);
-            },
+            await mcpApprovalStoreSource(runtime.database),
           );
           const served = await serveMcpOverStdio({
             registry: runtime.registry,
             executor: runtime.executor,
             approvals,
-            userId: ({ clientInfo }) => `stdio:${clientInfo?.name ?? "unknown"}`,
           });
           void served.closed.finally(() => {
             loaded.stop();
-            return store?.close();
+            return runtime.database.close();
           });
           const stop = () => void served.close();
           process.once("SIGINT", stop);

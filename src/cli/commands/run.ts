@@ -12,7 +12,7 @@ import type { RunView } from "../../agent/run-view.js";
 import { loadConfig } from "../../config/load-config.js";
 import type { ToolChoice } from "../../core/language-model.js";
 import { ReplayError } from "../../models/replay-model.js";
-import type { SqliteStore } from "../../store/sqlite-store.js";
+import type { Store } from "../../store/store.js";
 import type { ApprovalPolicy } from "../../tools/approval-policy.js";
 import { createMemoryTools } from "../../tools/builtin/memory.js";
 import { resultText } from "../../tools/normalize-tool-result.js";
@@ -33,7 +33,7 @@ import {
   modelLabel,
   requireModelSettings,
 } from "../model-options.js";
-import { openStore } from "../open-store.js";
+import { configuredDb, LazyDatabase, resolveDbLocation } from "../open-store.js";
 import { createRuntime, type Runtime } from "../runtime.js";
 
 /**
@@ -58,7 +58,7 @@ export interface CliAgentSettings {
 
 export interface CliAgent {
   agent: Agent;
-  store: SqliteStore;
+  store: Store;
   runtime: Runtime;
   modelSettings: ModelSettings;
   /** How tools reach the model: natively or through a text protocol (undefined for the replay model). */
@@ -157,7 +157,7 @@ export function toolsModuleSha256(file: string): string {
 /** Build the agent the CLI uses, from settings (fresh from flags, or read back from a stored run). */
 export async function createCliAgent(
   settings: CliAgentSettings,
-  store: SqliteStore,
+  database: LazyDatabase,
   limits?: Partial<RunLimits>,
   extras: CliAgentExtras = {},
 ): Promise<CliAgent> {
@@ -170,14 +170,16 @@ export async function createCliAgent(
     await runtime.close();
   };
   try {
+    const opened = await database.open();
+    const store = opened.store;
     runtime.registry.registerAll(createMemoryTools(store));
     if (settings.toolsModule)
       runtime.registry.registerAll(await loadToolsModule(settings.toolsModule, settings.toolsModuleSha256));
     // What a person set through `serve` holds here too: switched-off tools are not offered, policies are kept.
     const toolSettings = await loadToolSettings({
       registry: runtime.registry,
-      dbFile: store.location,
-      openDb: () => store,
+      database,
+      configuredPolicies: runtime.config.mcp?.approvals,
       followEveryMs: TOOL_SETTINGS_FOLLOW_MS,
     });
     stopFollowing = toolSettings.stop;
@@ -196,12 +198,12 @@ export async function createCliAgent(
       ...(settings.allow ? { allow: settings.allow } : {}),
       ...(settings.localOnly ? { localOnly: true } : {}),
       approval: cliApprovalPolicy({
-        stored: (name) => toolSettings.settings.get(name)?.policy,
+        stored: (name) => toolSettings.settings.policyOf(name),
         answered: extras.approval,
         requireApproval: new Set(settings.requireApproval ?? []),
         autoApprove: settings.autoApprove === true,
       }),
-      traceDir: store.location === ":memory:" ? undefined : path.join(path.dirname(store.location), "traces"),
+      traceDir: opened.traceDir,
     } as Parameters<typeof createAgent>[0]);
     checkToolChoice(modelSettings.toolChoice, agent);
     return {
@@ -253,6 +255,11 @@ function short(value: unknown, max = 200): string {
 /** Progress lines on stderr, so stdout keeps only the answer (or the JSON). */
 export function describeEvent(event: AgentEvent): string | undefined {
   switch (event.type) {
+    // Only a model the run loads itself (the CLI loads its own before the run, with a progress display).
+    case "model-loading":
+      return event.progress === undefined ? `… loading ${event.model}` : undefined;
+    case "model-loaded":
+      return `… loaded ${event.model} in ${(event.durationMs / 1000).toFixed(1)} s`;
     case "call-finished":
       return `→ ${event.callId} ${event.name} ${short(event.arguments)}`;
     case "call-invalid":
@@ -295,8 +302,9 @@ export function printRunView(
   } else if (view.status === "finished") {
     process.stdout.write(`${view.answer ?? ""}\n`);
   } else {
+    const why = error ?? view.error;
     process.stderr.write(
-      `Run ${view.runId} ${view.status}: ${view.stopReason}${error ? ` (${inCliTerms(error)})` : ""}\n`,
+      `Run ${view.runId} ${view.status}: ${view.stopReason}${why ? ` (${inCliTerms(why)})` : ""}\n`,
     );
   }
   return view.status === "stopped" ? 1 : 0;
@@ -385,7 +393,10 @@ export function addAgentOptions(command: Command): Command {
     .option("--allow <tools>", "only these tools (comma-separated names or * patterns) are offered")
     .option("--local-only", "offer no open-world (network) tools")
     .option("--system <text>", "system prompt")
-    .option("--db <file>", "SQLite database (default: the user data dir's toolbridge/toolbridge.db)")
+    .option(
+      "--db <file|url>",
+      "SQLite file or postgres:// URL (default: $TOOLBRIDGE_DB_URL, the config's db, else the user data dir's toolbridge/toolbridge.db)",
+    )
     .option("-c, --config <file>", "config file (default: ./toolbridge.config.json when present)")
     .option(
       "--tools-module <file>",
@@ -404,7 +415,10 @@ export function registerRunCommand(program: Command): void {
     runCommand(async () => {
       const settings = cliAgentSettings(options, "run");
       const limits = cliRunLimits(options);
-      const store = openStore(options.db);
+      const database = new LazyDatabase(
+        resolveDbLocation({ db: options.db, configDb: configuredDb(options.config) }),
+      );
+      const store = (await database.open()).store;
       let cli: CliAgent | undefined;
       try {
         // GGUF load progress on stderr, so stdout keeps only the answer (or the JSON).
@@ -414,7 +428,7 @@ export function registerRunCommand(program: Command): void {
         try {
           cli = await createCliAgent(
             settings,
-            store,
+            database,
             limits,
             progress ? { onLoadProgress: (p) => progress.update(p) } : {},
           );
@@ -433,7 +447,7 @@ export function registerRunCommand(program: Command): void {
         throw asCliError(error);
       } finally {
         await cli?.close();
-        await store.close();
+        await database.close();
       }
     }),
   );

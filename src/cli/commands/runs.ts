@@ -4,7 +4,7 @@ import { buildRunView } from "../../agent/run-view.js";
 import type { RunRecord, RunStatus } from "../../store/store.js";
 import { CliError, parseJsonOption, runCommand } from "../cli-error.js";
 import { commandHint } from "../command-hint.js";
-import { openExistingStore } from "../open-store.js";
+import { configuredDb, LazyDatabase, resolveDbLocation } from "../open-store.js";
 import {
   asCliError,
   type CliAgent,
@@ -20,13 +20,25 @@ interface DbOption {
   db?: string;
 }
 
+/** The database the `runs` commands read: --db, else $TOOLBRIDGE_DB_URL, else ./toolbridge.config.json's db. */
+function runsDatabase(db: string | undefined): LazyDatabase {
+  return new LazyDatabase(resolveDbLocation({ db, configDb: configuredDb() }));
+}
+
+/** Open the runs' database, reporting (exit 2) an SQLite file that does not exist instead of creating it. */
+async function openRunsStore(db: string | undefined) {
+  const opened = await runsDatabase(db).openExisting(db);
+  return { store: opened.store, close: () => opened.close() };
+}
+
 /** Rebuild the agent a stored run was started with, run `body` with it, and always close everything. */
 async function withRunAgent<T>(
   runId: string,
   db: string | undefined,
   body: (cli: CliAgent, run: RunRecord) => Promise<T>,
 ): Promise<T> {
-  const store = openExistingStore(db);
+  const database = runsDatabase(db);
+  const store = (await database.openExisting(db)).store;
   let cli: CliAgent | undefined;
   try {
     const run = await store.getRun(runId);
@@ -34,13 +46,13 @@ async function withRunAgent<T>(
       throw new CliError(
         `No run with id "${runId}" in ${store.location}; see \`${commandHint(["runs", "list"], { db })}\`.`,
       );
-    cli = await createCliAgent(storedSettings(run.options, runId), store);
+    cli = await createCliAgent(storedSettings(run.options, runId), database);
     return await body(cli, run);
   } catch (error) {
     throw asCliError(error);
   } finally {
     await cli?.close();
-    await store.close();
+    await database.close();
   }
 }
 
@@ -70,7 +82,10 @@ export function registerRunsCommand(program: Command): void {
     .option("--status <status>", `only runs with this status (${STATUSES.join(", ")})`)
     .option("--limit <n>", "how many (default 20)")
     .option("--json", "print a JSON array")
-    .option("--db <file>", "SQLite database")
+    .option(
+      "--db <file|url>",
+      "SQLite file or postgres:// URL (default: $TOOLBRIDGE_DB_URL, the config's db)",
+    )
     .action((options: DbOption & { status?: string; limit?: string; json?: boolean }) =>
       runCommand(async () => {
         if (options.status && !STATUSES.includes(options.status as RunStatus)) {
@@ -79,7 +94,7 @@ export function registerRunsCommand(program: Command): void {
         const limit = options.limit ? Number(options.limit) : 20;
         if (!Number.isInteger(limit) || limit < 1)
           throw new CliError(`--limit must be a positive integer, got "${options.limit}".`);
-        const store = openExistingStore(options.db);
+        const { store, close } = await openRunsStore(options.db);
         try {
           const filter: { status?: RunStatus; limit: number } = { limit };
           if (options.status) filter.status = options.status as RunStatus;
@@ -109,7 +124,7 @@ export function registerRunsCommand(program: Command): void {
           }
           return 0;
         } finally {
-          await store.close();
+          await close();
         }
       }),
     );
@@ -119,10 +134,13 @@ export function registerRunsCommand(program: Command): void {
     .description("a run's steps, calls, results, approvals and pending calls")
     .argument("<runId>")
     .option("--json", "print the run as one JSON object")
-    .option("--db <file>", "SQLite database")
+    .option(
+      "--db <file|url>",
+      "SQLite file or postgres:// URL (default: $TOOLBRIDGE_DB_URL, the config's db)",
+    )
     .action((runId: string, options: DbOption & { json?: boolean }) =>
       runCommand(async () => {
-        const store = openExistingStore(options.db);
+        const { store, close } = await openRunsStore(options.db);
         try {
           const view = await buildRunView(store, runId).catch((error) => {
             throw asCliError(error);
@@ -152,7 +170,7 @@ export function registerRunsCommand(program: Command): void {
           if (view.answer !== null) process.stdout.write(`answer: ${view.answer}\n`);
           return 0;
         } finally {
-          await store.close();
+          await close();
         }
       }),
     );
@@ -165,7 +183,10 @@ export function registerRunsCommand(program: Command): void {
     .option("--args <json>", "run the call with these arguments instead (a JSON object)")
     .option("--by <name>", "who decides (default: the OS user), for the audit log")
     .option("--json", "print {runId, pending, ready}")
-    .option("--db <file>", "SQLite database")
+    .option(
+      "--db <file|url>",
+      "SQLite file or postgres:// URL (default: $TOOLBRIDGE_DB_URL, the config's db)",
+    )
     .action(
       (runId: string, callId: string, options: DbOption & { args?: string; by?: string; json?: boolean }) =>
         runCommand(async () => {
@@ -195,7 +216,10 @@ export function registerRunsCommand(program: Command): void {
     .option("--reason <text>", "why (shown to the model)")
     .option("--by <name>", "who decides (default: the OS user), for the audit log")
     .option("--json", "print {runId, pending, ready}")
-    .option("--db <file>", "SQLite database")
+    .option(
+      "--db <file|url>",
+      "SQLite file or postgres:// URL (default: $TOOLBRIDGE_DB_URL, the config's db)",
+    )
     .action(
       (runId: string, callId: string, options: DbOption & { reason?: string; by?: string; json?: boolean }) =>
         runCommand(() =>
@@ -215,7 +239,10 @@ export function registerRunsCommand(program: Command): void {
     .description("continue a run whose pending calls are all decided (or whose process died)")
     .argument("<runId>")
     .option("--json", "print one JSON object: runId, status, stopReason, answer, steps, pending")
-    .option("--db <file>", "SQLite database")
+    .option(
+      "--db <file|url>",
+      "SQLite file or postgres:// URL (default: $TOOLBRIDGE_DB_URL, the config's db)",
+    )
     .action((runId: string, options: DbOption & { json?: boolean }) =>
       runCommand(() =>
         withRunAgent(runId, options.db, async ({ agent, store }) => {

@@ -1,19 +1,15 @@
-import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { mcpApprovalsFromConfig } from "../../mcp/mcp-approvals.js";
 import { describeMcpServerStatus, stderrMountLogger } from "../../mcp/mcp-cli-support.js";
 import type { ModelCatalog } from "../../server/model-catalog.js";
+import { listPendingApprovals } from "../../server/runs-api/pending-approvals.js";
 import { RunService } from "../../server/runs-api/run-service.js";
 import { describeServedRoutes } from "../../server/served-routes.js";
 import { ServerConfigError, startServer } from "../../server/start-server.js";
-import { McpApprovalLedger } from "../../store/mcp-approval-ledger.js";
-import { SqliteConversationEraser } from "../../store/sqlite-conversation-eraser.js";
-import { SqliteRunEventLog } from "../../store/sqlite-run-event-log.js";
-import type { SqliteStore } from "../../store/sqlite-store.js";
 import type { ApprovalPolicyConfig } from "../../tools/approval-policy.js";
 import { CliError, runCommand } from "../cli-error.js";
 import { loadToolSettings, TOOL_SETTINGS_FOLLOW_MS } from "../load-tool-settings.js";
-import { openStore, resolveDbPath } from "../open-store.js";
+import { type LazyDatabase, mcpApprovalStoreSource } from "../open-store.js";
 import type { Runtime } from "../runtime.js";
 import { serveModelCatalog } from "../serve-models.js";
 import { createToolsRuntime } from "../tools-runtime.js";
@@ -46,12 +42,16 @@ export function registerServeCommand(program: Command): void {
   program
     .command("serve")
     .description(
-      "run the HTTP server: REST API at /api, OpenAI-compatible API at /v1 (GET /v1/models, POST /v1/chat/completions " +
-        "with tools) over the configured models (else the bundled demo model), MCP (Streamable HTTP) at /mcp",
+      "run the HTTP server: REST API at /api, OpenAI- and Anthropic-compatible API at /v1 (GET /v1/models, POST " +
+        "/v1/chat/completions, /v1/responses and /v1/messages, with tools) over the configured models (else the bundled " +
+        "demo model), MCP (Streamable HTTP) at /mcp",
     )
     .option("-p, --port <n>", "port to listen on (0 picks a free one)", "8080")
     .option("-H, --host <address>", "address to bind; anything but loopback requires --token", "127.0.0.1")
-    .option("--token <secret>", "require Authorization: Bearer <secret> (default: $TOOLBRIDGE_TOKEN)")
+    .option(
+      "--token <secret>",
+      "require Authorization: Bearer <secret>, or x-api-key: <secret> on /v1/messages (default: $TOOLBRIDGE_TOKEN)",
+    )
     .option("--allowed-origin <origin...>", "browser origins allowed besides the server's own")
     .option("--allowed-host <name...>", "Host header names allowed besides localhost (e.g. behind a proxy)")
     .option(
@@ -66,8 +66,8 @@ export function registerServeCommand(program: Command): void {
     )
     .option("-c, --config <file>", "config file (default: ./toolbridge.config.json when present)")
     .option(
-      "--db <file>",
-      "database for the memory tools and the MCP approval state, shared by instances (default: the user's data folder)",
+      "--db <file|url>",
+      "database of runs, memory, tool settings and MCP approval state: an SQLite file, or a postgres:// URL that several instances share (default: $TOOLBRIDGE_DB_URL, the config's db, else the user's data folder)",
     )
     .option("--verbose", "also log the stderr of mounted MCP servers")
     .addHelpText(
@@ -97,12 +97,14 @@ export function registerServeCommand(program: Command): void {
           ...(options.config ? { configPath: options.config } : {}),
           mcpLogger: logger,
         });
-        // Approvals: single-use state and the signing key live in the database, shared by every instance on it;
-        // opened when a gated tool is first asked for.
-        let store: SqliteStore | undefined;
+        // Everything kept lives in the database, shared by every instance on it. An SQLite file is opened at its
+        // first use (serving without changing anything creates none); PostgreSQL now, so that an unreachable server
+        // stops the start with its reason.
+        const database = runtime.database;
         let runs: RunService | undefined;
         let stopFollowing: (() => void) | undefined;
         try {
+          if (database.location.kind === "postgres") await database.open();
           const builtinTools = new Set(
             runtime.registry
               .definitions({ includeDisabled: true })
@@ -115,8 +117,7 @@ export function registerServeCommand(program: Command): void {
           // (or one made while this one runs) apply here too.
           const loaded = await loadToolSettings({
             registry: runtime.registry,
-            dbFile: resolveDbPath(options.db),
-            openDb: () => (store ??= openStore(options.db)),
+            database,
             configuredPolicies: runtime.config.mcp?.approvals,
             followEveryMs: TOOL_SETTINGS_FOLLOW_MS,
           });
@@ -124,19 +125,24 @@ export function registerServeCommand(program: Command): void {
           const settings = loaded.settings;
           const approvals = mcpApprovalsFromConfig(
             { ...runtime.config.mcp, approvals: settings.approval },
-            () => {
-              store ??= openStore(options.db);
-              return new McpApprovalLedger(store.db);
-            },
+            await mcpApprovalStoreSource(database),
           );
           // OpenAI-compatible /v1: the config's named models (+ the default model), else the bundled demo model.
           const models = serveModelCatalog({ config: runtime.config, configFile: runtime.configFile });
           // Runs API and WebSocket (/api/runs, /api/conversations, /ws) on the same models and tool settings.
-          runs = models
-            ? createServeRuns(runtime, models, settings.approval, () => (store ??= openStore(options.db)))
-            : undefined;
+          runs = models ? createServeRuns(runtime, models, settings.approval, database) : undefined;
+          const service = runs;
           const server = await startServer({
-            ...(runs ? { runs: { service: runs } } : {}),
+            ...(service
+              ? {
+                  runs: {
+                    service,
+                    // The pending calls of every run on the database (also `toolbridge run`'s); none before it exists.
+                    pendingApprovals: async () =>
+                      database.exists() ? listPendingApprovals(service.store) : [],
+                  },
+                }
+              : {}),
             mcp: { approvals },
             ...(models ? { openai: { models } } : {}),
             toolsApi: { settings, mcpServers: runtime.mcpServers, builtinTools },
@@ -154,8 +160,9 @@ export function registerServeCommand(program: Command): void {
             if (error instanceof ServerConfigError) throw new CliError(error.message, 2);
             throw error;
           });
-          // Runs a dead process left running are resumed; a database that does not exist yet has none.
-          if (runs && existsSync(resolveDbPath(options.db))) await runs.recover();
+          // Runs a dead process left running are resumed; a database that does not exist yet has none. On PostgreSQL
+          // this instance also takes over, from now on, the runs other instances leave (see RunService.recover).
+          if (runs && database.exists()) await runs.recover();
           for (const status of runtime.mcpServers.status()) logger.info?.(describeMcpServerStatus(status));
           // The first line's "on <url> " is what scripts (and the tests) wait for.
           process.stdout.write(
@@ -173,8 +180,8 @@ export function registerServeCommand(program: Command): void {
           return 0;
         } finally {
           stopFollowing?.();
+          // On PostgreSQL the runs this instance drives are handed to the others (RunService.close).
           await runs?.close();
-          await store?.close();
           await runtime.close();
         }
       }),
@@ -190,29 +197,20 @@ function createServeRuns(
   runtime: Runtime,
   models: ModelCatalog,
   approval: ApprovalPolicyConfig,
-  openDb: () => SqliteStore,
+  database: LazyDatabase,
 ): RunService {
-  let parts: { store: SqliteStore; events: SqliteRunEventLog; eraser: SqliteConversationEraser } | undefined;
-  const open = () => {
-    if (!parts) {
-      const store = openDb();
-      parts = {
-        store,
-        events: new SqliteRunEventLog(store.db),
-        eraser: new SqliteConversationEraser(store.db),
-      };
-    }
-    return parts;
-  };
-  const service = new RunService({
+  // PostgreSQL was opened at the start; an SQLite file opens here, at its first use.
+  const open = () => database.opened ?? database.openSqliteNow();
+  return new RunService({
     models,
     approval,
     store: lazily(() => open().store),
     events: lazily(() => open().events),
-    conversations: lazily(() => open().eraser),
+    conversations: lazily(() => open().conversations),
     executor: runtime.executor,
+    // Once the database is open, a run's record is written before its id is answered: any instance can then read it.
+    recordBeforeAnswer: () => database.opened !== undefined,
   });
-  return service;
 }
 
 /** An object whose methods open `target()` at their first call: listing tools must not create a database. */

@@ -1,19 +1,20 @@
 import type { Command } from "commander";
 import pc from "picocolors";
 import { toolSourceOf } from "../../server/tools-api/tool-source.js";
-import type { SqliteStore } from "../../store/sqlite-store.js";
+import { CallGate } from "../../tools/call-gate.js";
 import { resultText } from "../../tools/normalize-tool-result.js";
 import type { AnyToolDefinition } from "../../tools/tool-definition.js";
 import { CliError, parseJsonOption, runCommand } from "../cli-error.js";
 import { loadToolSettings } from "../load-tool-settings.js";
-import { openStore, resolveDbPath } from "../open-store.js";
 import { createToolsRuntime } from "../tools-runtime.js";
+import { loadToolsModule } from "./run.js";
 
 interface ListOptions {
   json?: boolean;
   db?: string;
   config?: string;
   category?: string;
+  toolsModule?: string;
 }
 
 interface CallOptions {
@@ -23,6 +24,7 @@ interface CallOptions {
   config?: string;
   user?: string;
   dryRun?: boolean;
+  toolsModule?: string;
 }
 
 function firstLine(text: string | undefined): string {
@@ -39,19 +41,22 @@ export function registerToolsCommand(program: Command): void {
     .option("--category <name>", "only tools of this category")
     .option("-c, --config <file>", "config file (default: ./toolbridge.config.json when present)")
     .option("--db <file>", "database for the memory tools (default: the user data folder)")
+    .option("--tools-module <file>", "an ES module exporting more tools (`tools` array or default function)")
     .action((options: ListOptions) =>
       runCommand(async () => {
         const runtime = await createToolsRuntime({
           ...(options.config ? { configPath: options.config } : {}),
           db: options.db,
         });
-        let store: SqliteStore | undefined;
         try {
+          // Tools of the module are "config" tools, as on `serve`, not built-ins.
+          const fromModule = options.toolsModule ? await loadToolsModule(options.toolsModule) : [];
+          runtime.registry.registerAll(fromModule);
+          const moduleTools = new Set(fromModule.map((definition) => definition.tool.name));
           // The settings made through `serve`: switched-off tools are listed as such, with the policy in force.
           const { settings } = await loadToolSettings({
             registry: runtime.registry,
-            dbFile: resolveDbPath(options.db),
-            openDb: () => (store ??= openStore(options.db)),
+            database: runtime.database,
             configuredPolicies: runtime.config.mcp?.approvals,
           });
           const all = runtime.registry.definitions({ includeDisabled: true });
@@ -65,7 +70,9 @@ export function registerToolsCommand(program: Command): void {
             (d) => options.category === undefined || d.category === options.category,
           );
           const builtinTools = new Set(
-            all.filter((d) => !d.category.startsWith("mcp:")).map((d) => d.tool.name),
+            all
+              .filter((d) => !d.category.startsWith("mcp:") && !moduleTools.has(d.tool.name))
+              .map((d) => d.tool.name),
           );
           const status = (d: AnyToolDefinition) => ({
             name: d.tool.name,
@@ -118,7 +125,6 @@ export function registerToolsCommand(program: Command): void {
           return 0;
         } finally {
           await runtime.close();
-          await store?.close();
         }
       }),
     );
@@ -132,6 +138,7 @@ export function registerToolsCommand(program: Command): void {
     .option("--dry-run", "describe what a tool with side effects would do instead of running it")
     .option("-c, --config <file>", "config file (default: ./toolbridge.config.json when present)")
     .option("--db <file>", "database for the memory tools (default: the user data folder)")
+    .option("--tools-module <file>", "an ES module exporting more tools (`tools` array or default function)")
     .action((name: string, options: CallOptions) =>
       runCommand(async () => {
         const args = parseJsonOption(options.args ?? "{}", "--args");
@@ -142,26 +149,28 @@ export function registerToolsCommand(program: Command): void {
           ...(options.config ? { configPath: options.config } : {}),
           db: options.db,
         });
-        let store: SqliteStore | undefined;
         try {
+          if (options.toolsModule) runtime.registry.registerAll(await loadToolsModule(options.toolsModule));
           const { settings } = await loadToolSettings({
             registry: runtime.registry,
-            dbFile: resolveDbPath(options.db),
-            openDb: () => (store ??= openStore(options.db)),
+            database: runtime.database,
             configuredPolicies: runtime.config.mcp?.approvals,
           });
-          // Calling a tool by name is the person's own explicit action (so `ask` runs), but what was switched off or
-          // set to `never` through the server stays off here too.
-          const definition = runtime.registry.get(name, { includeDisabled: true });
-          if (definition && !settings.enabled(name)) {
-            throw new CliError(
-              `The tool "${name}" is switched off in the tool settings of ${resolveDbPath(options.db)}; nothing ran. Switch it on with PATCH /api/tools/${name} {"enabled": true} on \`toolbridge serve\`.`,
-            );
-          }
-          if (definition && settings.effectivePolicy(definition) === "never") {
-            throw new CliError(
-              `The tool "${name}" may not be called (its policy is "never"); nothing ran. Change it with PATCH /api/tools/${name} {"policy": "ask"} on \`toolbridge serve\`.`,
-            );
+          // Calling a tool by name is the person's own explicit action: it brings their approval of this very call
+          // (so `ask` runs), but what was switched off or set to `never` through the server stays off here too.
+          const answer = new CallGate(runtime.registry, settings.approval).check(
+            { name, arguments: args },
+            { decision: "approved", dryRun: options.dryRun === true },
+          );
+          if (answer.action === "refuse") {
+            const where = `on \`toolbridge serve\` (tool settings in ${runtime.database.label})`;
+            const fix =
+              answer.reason === "switched-off"
+                ? ` Switch it on with PATCH /api/tools/${name} {"enabled": true} ${where}.`
+                : answer.reason === "never"
+                  ? ` Change it with PATCH /api/tools/${name} {"policy": "ask"} ${where}.`
+                  : "";
+            throw new CliError(`${answer.message}${fix}`);
           }
           const outcome = await runtime.executor.execute(
             { name, arguments: args },
@@ -184,7 +193,6 @@ export function registerToolsCommand(program: Command): void {
           return outcome.result.isError ? 1 : 0;
         } finally {
           await runtime.close();
-          await store?.close();
         }
       }),
     );

@@ -160,6 +160,7 @@ export class AnthropicMessagesModel implements LanguageModel {
     >();
     const usage: ModelUsage = {};
     let stop: string | null | undefined;
+    let stopSequence: string | undefined;
     let calls = 0;
     try {
       for await (const event of stream) {
@@ -207,6 +208,7 @@ export class AnthropicMessagesModel implements LanguageModel {
           }
           case "message_delta":
             stop = event.delta.stop_reason;
+            stopSequence = event.delta.stop_sequence ?? undefined;
             // Cumulative output count.
             if (event.usage?.output_tokens !== undefined) usage.outputTokens = event.usage.output_tokens;
             break;
@@ -217,7 +219,13 @@ export class AnthropicMessagesModel implements LanguageModel {
     } catch (error) {
       throw describeAnthropicError(error, this.#baseURL);
     }
-    yield { type: "finish", reason: mapStopReason(stop, calls), usage };
+    const reason = mapStopReason(stop, calls);
+    yield {
+      type: "finish",
+      reason,
+      usage,
+      ...(reason === "stop" && stop === "stop_sequence" && stopSequence ? { stopSequence } : {}),
+    };
   }
 }
 

@@ -5,6 +5,7 @@ import type { ToolCallProtocol } from "../../protocols/protocol.js";
 import type { ToolResultItem } from "../../protocols/types.js";
 import { type ChatTemplate, ChatTemplateError } from "../chat-template/chat-template.js";
 import type { TemplateMessage } from "../message-converters/template-messages.js";
+import { renderToolCatalogue } from "../render-tool-catalogue.js";
 
 export interface CompletionPromptInput {
   messages: readonly AgentMessage[];
@@ -48,12 +49,6 @@ export function forcedCallPrefix(protocol: ToolCallProtocol, choice: ToolChoice)
   return rendered.slice(0, cut);
 }
 
-function instruction(choice: ToolChoice): string | undefined {
-  if (choice === "required") return "You must call at least one tool in your reply.";
-  if (typeof choice === "object") return `You must call the tool "${choice.name}" in your reply.`;
-  return undefined;
-}
-
 export type ProtocolTranscriptInput = Pick<
   CompletionPromptInput,
   "messages" | "tools" | "toolChoice" | "protocol" | "parallel"
@@ -65,17 +60,8 @@ export type ProtocolTranscriptInput = Pick<
  * calls and tool results are written in the protocol's format, consecutive same-role turns are joined.
  */
 export function toProtocolTranscript(input: ProtocolTranscriptInput): TemplateMessage[] {
-  const { protocol, toolChoice } = input;
-  const withTools = input.tools.length > 0 && toolChoice !== "none";
-  const offered =
-    typeof toolChoice === "object" ? input.tools.filter((t) => t.name === toolChoice.name) : input.tools;
-  const extra = instruction(toolChoice);
-  const catalogue = withTools
-    ? protocol.renderCatalogue(offered.length ? offered : input.tools, {
-        ...(input.parallel === false ? { parallel: false } : {}),
-        ...(extra ? { extraInstructions: extra } : {}),
-      })
-    : undefined;
+  const { protocol } = input;
+  const catalogue = renderToolCatalogue(input);
 
   const out: TemplateMessage[] = [];
   const add = (role: TemplateMessage["role"], content: string) => {

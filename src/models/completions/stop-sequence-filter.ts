@@ -7,6 +7,8 @@ export class StopSequenceFilter {
   readonly #stops: readonly string[];
   #pending = "";
   #stopped = false;
+  /** The stop sequence the text ended at, once `stopped`. */
+  matched: string | undefined;
 
   constructor(stops: readonly string[]) {
     this.#stops = stops.filter((s) => s !== "");
@@ -23,7 +25,10 @@ export class StopSequenceFilter {
     let cut = -1;
     for (const stop of this.#stops) {
       const at = text.indexOf(stop);
-      if (at !== -1 && (cut === -1 || at < cut)) cut = at;
+      if (at !== -1 && (cut === -1 || at < cut)) {
+        cut = at;
+        this.matched = stop;
+      }
     }
     if (cut !== -1) {
       this.#stopped = true;

@@ -31,7 +31,7 @@ import { describeOpenAIError } from "../openai/describe-openai-error.js";
 import { openAISamplingFields } from "../openai-sampling-fields.js";
 import { SingleCallGate } from "../single-call-gate.js";
 import { requestStops, StopAtVisibleText } from "../stop-at-visible-text.js";
-import { TextCallReader } from "../text-call-reader.js";
+import { offersCalls, TextCallReader } from "../text-call-reader.js";
 import { renderCompletionPrompt } from "./render-completion-prompt.js";
 import { StopSequenceFilter } from "./stop-sequence-filter.js";
 
@@ -176,7 +176,7 @@ export class TextCompletionModel implements LanguageModel {
     // The request's stop strings go to the server only when no call can come back: a server matches them on the raw
     // text, where they could cut a call's markup or arguments. Otherwise they apply to the visible text, after the
     // protocol parser (StopAtVisibleText).
-    const callable = request.tools.length > 0 && request.toolChoice !== "none";
+    const callable = offersCalls(request);
     const stops = [
       ...new Set(
         callable
@@ -213,7 +213,12 @@ export class TextCompletionModel implements LanguageModel {
       throw describeOpenAIError(error, baseURL, body.model);
     }
 
-    const reader = new TextCallReader({ protocol, tools: request.tools, prompt });
+    const reader = new TextCallReader({
+      protocol,
+      tools: request.tools,
+      toolChoice: request.toolChoice,
+      prompt,
+    });
 
     const filter = new StopSequenceFilter(stops);
     let finish: string | null | undefined;
@@ -257,7 +262,17 @@ export class TextCompletionModel implements LanguageModel {
           : finish === "stop" || !finish
             ? "stop"
             : "other";
-    yield* show([{ type: "finish", reason, ...(usage ? { usage } : {}) }]);
+    // A request's stop string this side caught (the server let it through) is named; one the server matched itself
+    // is not reported by OpenAI-style servers, so that answer simply ends with reason stop.
+    const caught = reason === "stop" && filter.matched !== undefined && userStops.includes(filter.matched);
+    yield* show([
+      {
+        type: "finish",
+        reason,
+        ...(usage ? { usage } : {}),
+        ...(caught ? { stopSequence: filter.matched } : {}),
+      },
+    ]);
     return "done";
   }
 }

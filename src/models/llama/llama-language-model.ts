@@ -78,6 +78,7 @@ export class LlamaLanguageModel implements LanguageModel {
   readonly mode: "native" | "text";
   readonly #options: LlamaModelOptions;
   #loading: Promise<LoadedLlama> | undefined;
+  #ready = false;
   #wrapper: ChatWrapper | undefined;
   /** Text mode: the template, the protocol and its call frames, set by `load`. */
   #text: { template: ChatTemplate; protocol: ToolCallProtocol; frames: CallFrameCache } | undefined;
@@ -109,16 +110,27 @@ export class LlamaLanguageModel implements LanguageModel {
     return this.#lastHistory;
   }
 
-  /** Load the model (once per process and file); `stream` does it on first use. */
-  load(): Promise<LoadedLlama> {
+  /** True once `load` finished: a run has nothing to wait for (LoadableModel). */
+  get loaded(): boolean {
+    return this.#ready;
+  }
+
+  /**
+   * Load the model (once per process and file); `stream` does it on first use. `onProgress` (0…1) joins a load under
+   * way as well, besides the `onLoadProgress` given at construction.
+   */
+  load(options: { onProgress?: (progress: number) => void } = {}): Promise<LoadedLlama> {
+    const o = this.#options;
+    const runtime = {
+      modelPath: o.modelPath,
+      ...(o.gpu !== undefined ? { gpu: o.gpu } : {}),
+      ...(o.threads !== undefined ? { threads: o.threads } : {}),
+      ...(o.contextSize !== undefined ? { contextSize: o.contextSize } : {}),
+      ...(o.sequences !== undefined ? { sequences: o.sequences } : {}),
+    };
     this.#loading ??= (async () => {
-      const o = this.#options;
       const loaded = await loadLlama({
-        modelPath: o.modelPath,
-        ...(o.gpu !== undefined ? { gpu: o.gpu } : {}),
-        ...(o.threads !== undefined ? { threads: o.threads } : {}),
-        ...(o.contextSize !== undefined ? { contextSize: o.contextSize } : {}),
-        ...(o.sequences !== undefined ? { sequences: o.sequences } : {}),
+        ...runtime,
         ...(o.onLoadProgress ? { onLoadProgress: o.onLoadProgress } : {}),
       });
       const { resolveChatWrapper } = await import("node-llama-cpp");
@@ -146,10 +158,19 @@ export class LlamaLanguageModel implements LanguageModel {
       }
       return loaded;
     })();
-    this.#loading.catch(() => {
-      this.#loading = undefined;
-    });
-    return this.#loading;
+    const loading = this.#loading;
+    loading.then(
+      () => {
+        if (this.#loading === loading) this.#ready = true;
+      },
+      () => {
+        if (this.#loading === loading) this.#loading = undefined;
+      },
+    );
+    // The same file's load under way (loadLlama shares one per file and settings) reports to this listener too.
+    if (options.onProgress && !this.#ready)
+      void loadLlama({ ...runtime, onLoadProgress: options.onProgress }).catch(() => {});
+    return loading;
   }
 
   #maxStringLength(loaded: LoadedLlama): number | undefined {

@@ -4,7 +4,7 @@ import type { ToolCallProtocol } from "../../protocols/protocol.js";
 import type { ChatTemplate } from "../chat-template/chat-template.js";
 import { renderCompletionPrompt } from "../completions/render-completion-prompt.js";
 import { SingleCallGate } from "../single-call-gate.js";
-import { TextCallReader } from "../text-call-reader.js";
+import { offersCalls, TextCallReader } from "../text-call-reader.js";
 import { type CallFrameCache, cachedCallBodyGrammar } from "./call-body-grammar-cache.js";
 import { copySources } from "./copy-grammar.js";
 import { DeferredText } from "./deferred-text.js";
@@ -51,7 +51,7 @@ export function streamTextTurn(input: {
       template,
       ...(request.parallelToolCalls === false ? { parallel: false } : {}),
     });
-    const withTools = choice !== "none" && request.tools.length > 0;
+    const withTools = offersCalls(request);
     const offered = offeredTools(request.tools, choice);
     const frames = withTools ? input.frames.framesFor(offered) : undefined;
     // The words a copied argument may use: what the model was shown of the conversation, and the tools' schemas.
@@ -66,17 +66,13 @@ export function streamTextTurn(input: {
         named,
         copy,
       });
-    const reader = new TextCallReader({ protocol, tools: request.tools, prompt });
+    const reader = new TextCallReader({ protocol, tools: request.tools, toolChoice: choice, prompt });
     // One call at most: generation stops the moment it is complete (as at a stop string: the turn then finishes).
     const gate = new SingleCallGate(request.parallelToolCalls === false && withTools);
     const push = (events: readonly ModelEvent[]) => {
       const passed = gate.read(events);
       if (gate.closed && !controller.signal.aborted) controller.abort(STOP_AT_FIRST_CALL);
-      for (const event of passed) {
-        // toolChoice none: whatever the model writes is text; no call leaves this turn.
-        if (choice === "none" && event.type !== "text-delta" && event.type !== "reasoning-delta") continue;
-        queue.push(event);
-      }
+      for (const event of passed) queue.push(event);
     };
     // Tokens' text is parsed off the path between one token and the next decode (see DeferredText).
     const deferred = new DeferredText((text) => push(reader.push(text)));
@@ -153,7 +149,7 @@ export function streamTextTurn(input: {
       deferred.dispose();
       completion.dispose({ disposeSequence: false });
     }
-    if (reader.calls > 0 && choice !== "none") reason = "tool-calls";
+    if (reader.calls > 0) reason = "tool-calls";
     // Usage as an OpenAI-compatible server reports it: the prompt as evaluated, the tokens sampled.
     const usage = { inputTokens: promptTokens.length, outputTokens: sampling.maxTokens - remaining };
     queue.push({ type: "finish", reason, usage });

@@ -114,9 +114,11 @@ export interface StreamParserSpec {
   /** A region to start in, given the prompt's prefix (e.g. reasoning after `<think>`). */
   initialRegion?(ctx: EngineContext, prefix: string): Region | null;
   /**
-   * The format's closing markup (`</tool_call>`, `<|tool_calls_section_end|>`): right after a region that ended a
-   * call (whitespace between), a repeat of it, or the start of one cut off by the end of output (`</tool`), is
-   * markup, not content — it is dropped.
+   * The format's closing markup (`</tool_call>`, `<|tool_calls_section_end|>`). Outside a region it closes nothing
+   * and is dropped wherever it stands: after a call (a repeat), after a body that could not be read, or in prose
+   * with no opener at all (a small model that writes `…}}</tool_call>` as its answer). Right after a region that
+   * ended a call, the start of one cut off by the end of output (`</tool`) is dropped too; elsewhere such a
+   * fragment stays content (`3 <` at the end of prose is prose).
    */
   strayClosers?: readonly string[];
 }
@@ -157,12 +159,15 @@ export class StreamParser implements ToolCallParser {
   private readonly strayClosers: readonly string[];
   private ended = false;
   private readonly ctx: EngineContext;
+  /** `ParserOptions.calls === false`: regions that would make a call hand their text back as content. */
+  private readonly callsOff: boolean;
 
   constructor(spec: StreamParserSpec, opts: ParserOptions = {}) {
     const firsts = new Set<number>();
     // Rules a format wrote for fences come first (they are in `spec.rules`), the derived fenced ones after.
     const fenced = spec.rules.filter((r) => r.fence !== false && !r.first.includes("`")).map(fencedRule);
-    for (const rule of [...spec.rules, ...fenced]) {
+    // Stray closers last: a format's own rule for the same marker (an explicit drop) is tried first.
+    for (const rule of [...spec.rules, ...fenced, ...strayCloserRules(spec)]) {
       // By UTF-16 code unit: that is what the content scanner compares.
       for (let k = 0; k < rule.first.length; k++) {
         const c = rule.first.charCodeAt(k);
@@ -178,6 +183,7 @@ export class StreamParser implements ToolCallParser {
       }
     }
     this.hasRules = firsts.size > 0;
+    this.callsOff = opts.calls === false;
     this.strayClosers = spec.strayClosers ?? [];
     if (firsts.size === 1) {
       this.soleFirstCode = [...firsts][0]!;
@@ -396,7 +402,10 @@ export class StreamParser implements ToolCallParser {
           this.emitContent(text.slice(pos, i));
           const bodyAt = res.marks.body ?? res.end;
           this.callEndsAtOpen = this.callEnds;
-          this.region = rule.open(this.ctx, { text: text.slice(i, bodyAt), captures: res.captures });
+          const match = { text: text.slice(i, bodyAt), captures: res.captures };
+          this.region = this.callsOff
+            ? TextOnlyRegion.open(rule, this.ctx, match)
+            : rule.open(this.ctx, match);
           return bodyAt;
         }
       }
@@ -404,6 +413,76 @@ export class StreamParser implements ToolCallParser {
     this.emitContent(pos === 0 ? text : text.slice(pos));
     return text.length;
   }
+}
+
+/**
+ * A region opened for a parser whose model was offered no tool (`ParserOptions.calls === false`): the region reads as
+ * usual, but against a context that records instead of emitting. A region that starts, ends or fails a call is call
+ * markup, and the model's text — the marker and everything the region consumed — comes back as content, byte for
+ * byte; what a region that makes no call emits (reasoning) is passed on as it comes.
+ */
+class TextOnlyRegion implements Region {
+  #consumed: string;
+  #sawCall = false;
+  #inner: Region | undefined;
+
+  static open(rule: StartRule, ctx: EngineContext, match: StartMatch): Region | null {
+    const region = new TextOnlyRegion(ctx, match.text);
+    const recording: EngineContext = {
+      tools: ctx.tools,
+      emit: (ev) => region.note(ev),
+      startCall: (name, id) => {
+        region.note({ type: "call-start", index: -1, id: id ?? "", name });
+        return { index: -1, id: id ?? "" };
+      },
+      endCall: (index, call, raw, repaired) => region.note({ type: "call-end", index, call, raw, repaired }),
+    };
+    const inner = rule.open(recording, match);
+    if (inner === null) return null;
+    region.#inner = inner;
+    return region;
+  }
+
+  private constructor(
+    private readonly ctx: EngineContext,
+    marker: string,
+  ) {
+    this.#consumed = marker;
+  }
+
+  note(ev: ParserEvent): void {
+    if (ev.type !== "content" && ev.type !== "reasoning") this.#sawCall = true;
+    if (!this.#sawCall) this.ctx.emit(ev);
+  }
+
+  feed(text: string, from: number, final: boolean): FeedResult {
+    const r = (this.#inner as Region).feed(text, from, final);
+    if (r.revert !== undefined) return r;
+    this.#consumed += text.slice(from, r.pos);
+    if (r.done && this.#sawCall) return { pos: r.pos, done: true, revert: this.#consumed };
+    return r;
+  }
+
+  finish(): void {
+    (this.#inner as Region).finish();
+    // Output that ended inside call markup (cut off) is still what the model wrote.
+    if (this.#sawCall) this.ctx.emit({ type: "content", text: this.#consumed });
+  }
+}
+
+/**
+ * A closer met in content closes nothing: it is markup, dropped like a special token that carries nothing. (The
+ * same as `dropRule` in reasoning-region.ts, which imports this file.) Closers a format already drops are left out.
+ */
+function strayCloserRules(spec: StreamParserSpec): StartRule[] {
+  const dropped = new Set(
+    spec.rules.flatMap((r) =>
+      r.pattern.length === 1 && typeof r.pattern[0] === "string" ? [r.pattern[0]] : [],
+    ),
+  );
+  return (spec.strayClosers ?? [])
+    .filter((closer) => closer.length > 0 && !dropped.has(closer))
+    .map((closer) => ({ first: closer[0]!, pattern: [closer], open: () => null, fence: false }));
 }
 
 /** Can `lead` be at `i`: it is there, or the text ends inside it (and more may come)? Its first char matched. */

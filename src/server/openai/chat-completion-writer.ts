@@ -1,7 +1,38 @@
 import { randomBytes } from "node:crypto";
-import type { ChatOutput, OpenAIToolCall, OpenAIUsage } from "./chat-turn-reader.js";
+import { toOpenAIApiError } from "./openai-api-error.js";
+import type { WireEncoder } from "./stream-turn.js";
+import type { TurnCall, TurnFinishReason, TurnOutput, TurnUsage } from "./turn-reader.js";
 
-type Finish = Extract<ChatOutput, { kind: "finish" }>;
+/** One finished tool call as OpenAI returns it: `arguments` always a JSON string, `"{}"` for none. */
+export interface OpenAIToolCall {
+  index: number;
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+export interface OpenAIUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+function toolCall(call: TurnCall): OpenAIToolCall {
+  return {
+    index: call.index,
+    id: call.id,
+    type: "function",
+    function: { name: call.name, arguments: call.arguments },
+  };
+}
+
+function chatUsage(usage: TurnUsage): OpenAIUsage {
+  return {
+    prompt_tokens: usage.inputTokens,
+    completion_tokens: usage.outputTokens,
+    total_tokens: usage.inputTokens + usage.outputTokens,
+  };
+}
 
 /** `chatcmpl-` + 24 alphanumerics. */
 export function completionId(): string {
@@ -13,9 +44,9 @@ export function completionId(): string {
  * `role` in the first delta (`content: ""` before text, `content: null` before a call); per call a header fragment
  * with `index`, `id`, `type`, `name` and `arguments: ""`, then its whole arguments in one fragment; a final `delta: {}`
  * with `finish_reason`; with `include_usage`, `"usage": null` on every chunk and a last `choices: []` chunk with the
- * usage. The caller sends `data: [DONE]` after.
+ * usage; then `data: [DONE]`. Reasoning is not part of this API's wire and is left out.
  */
-export class ChatChunkWriter {
+export class ChatChunkWriter implements WireEncoder {
   readonly #base: { id: string; object: "chat.completion.chunk"; created: number; model: string };
   #started = false;
 
@@ -35,8 +66,23 @@ export class ChatChunkWriter {
     };
   }
 
+  write(output: TurnOutput): string {
+    return this.chunks(output)
+      .map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`)
+      .join("");
+  }
+
+  end(): string {
+    return "data: [DONE]\n\n";
+  }
+
+  fail(error: unknown): string {
+    return `data: ${JSON.stringify(toOpenAIApiError(error).body())}\n\n`;
+  }
+
   /** The chunks for one piece of output, in order. */
-  write(output: ChatOutput): Record<string, unknown>[] {
+  chunks(output: TurnOutput): Record<string, unknown>[] {
+    if (output.kind === "reasoning") return [];
     const chunks: Record<string, unknown>[] = [];
     const role = !this.#started;
     this.#started = true;
@@ -46,7 +92,7 @@ export class ChatChunkWriter {
         chunks.push(this.#chunk({ content: output.text }));
         break;
       case "call": {
-        const { index, id, type, function: fn } = output.call;
+        const { index, id, type, function: fn } = toolCall(output.call);
         const header = { index, id, type, function: { name: fn.name, arguments: "" } };
         chunks.push(
           this.#chunk(
@@ -59,7 +105,7 @@ export class ChatChunkWriter {
       case "finish":
         if (role) chunks.push(this.#chunk({ role: "assistant", content: "" }));
         chunks.push(this.#chunk({}, output.reason));
-        if (this.includeUsage) chunks.push({ ...this.#base, choices: [], usage: output.usage });
+        if (this.includeUsage) chunks.push({ ...this.#base, choices: [], usage: chatUsage(output.usage) });
         break;
     }
     return chunks;
@@ -80,24 +126,24 @@ export interface ChatCompletion {
       tool_calls?: Omit<OpenAIToolCall, "index">[];
     };
     logprobs: null;
-    finish_reason: Finish["reason"];
+    finish_reason: TurnFinishReason;
   }>;
   usage: OpenAIUsage;
 }
 
 /** The non-streaming response: the text joined, the calls in order, `content: null` when there are only calls. */
-export function buildChatCompletion(model: string, outputs: readonly ChatOutput[]): ChatCompletion {
+export function buildChatCompletion(model: string, outputs: readonly TurnOutput[]): ChatCompletion {
   let text = "";
   const calls: OpenAIToolCall[] = [];
-  let finish: Finish = {
-    kind: "finish",
-    reason: "stop",
-    usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
-  };
+  let reason: TurnFinishReason = "stop";
+  let usage: OpenAIUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
   for (const output of outputs) {
     if (output.kind === "text") text += output.text;
-    else if (output.kind === "call") calls.push(output.call);
-    else finish = output;
+    else if (output.kind === "call") calls.push(toolCall(output.call));
+    else if (output.kind === "finish") {
+      reason = output.reason;
+      usage = chatUsage(output.usage);
+    }
   }
   return {
     id: completionId(),
@@ -114,9 +160,9 @@ export function buildChatCompletion(model: string, outputs: readonly ChatOutput[
           ...(calls.length ? { tool_calls: calls.map(({ index: _index, ...call }) => call) } : {}),
         },
         logprobs: null,
-        finish_reason: finish.reason,
+        finish_reason: reason,
       },
     ],
-    usage: finish.usage,
+    usage,
   };
 }

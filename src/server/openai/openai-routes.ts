@@ -1,16 +1,27 @@
 import { Hono } from "hono";
+import type { Redactor } from "../../tools/redact-secrets.js";
+import { anthropicErrorResponse } from "../anthropic/anthropic-api-error.js";
+import { messagesHandler } from "../anthropic/messages-route.js";
 import type { ModelCatalog } from "../model-catalog.js";
 import { chatCompletionsHandler } from "./chat-completions-route.js";
 import { OpenAIApiError, openAIErrorResponse } from "./openai-api-error.js";
+import { responsesHandler } from "./responses/responses-route.js";
+
+/** The routes of /v1, for the message a wrong path gets. */
+const V1_ROUTES = "GET /v1/models, POST /v1/chat/completions, POST /v1/responses and POST /v1/messages";
 
 export interface OpenAIRoutesOptions {
   models: ModelCatalog;
+  /** The server's redactor (the tool executor's): every secret the model writes is replaced on the way out. */
+  redactor?: Redactor | undefined;
 }
 
 /**
- * The OpenAI-compatible API, mounted at `/v1`: `GET /v1/models` and `POST /v1/chat/completions` over every model of
- * the catalog — local GGUF files, text-only /v1/completions servers and chat APIs alike get tool calling. The client's
- * tools go to the model; the calls it makes come back as `tool_calls` for the client to run (this API runs no tool).
+ * The OpenAI- and Anthropic-compatible API, mounted at `/v1`: `GET /v1/models`, `POST /v1/chat/completions`,
+ * `POST /v1/responses` and `POST /v1/messages` over every model of the catalog — local GGUF files, text-only
+ * /v1/completions servers and chat APIs alike get tool calling. The client's tools go to the model; the calls it makes
+ * come back (`tool_calls`, `function_call` items, `tool_use` blocks) for the client to run: this API runs no tool. The
+ * three APIs share one translation core (turn-route.ts): each only reads its request and writes the turn.
  */
 export function createOpenAIRoutes(options: OpenAIRoutesOptions): Hono {
   const v1 = new Hono();
@@ -35,17 +46,32 @@ export function createOpenAIRoutes(options: OpenAIRoutesOptions): Hono {
       );
     return c.json({ id, object: "model", created: 0, owned_by: catalog.ownedBy(id) });
   });
-  v1.post("/chat/completions", chatCompletionsHandler(catalog));
-  v1.notFound((c) =>
+  const turns = { catalog, redactor: options.redactor };
+  v1.post("/chat/completions", chatCompletionsHandler(turns));
+  v1.post("/responses", responsesHandler(turns));
+  // Stateless (store is not supported): nothing is kept to fetch, continue or delete.
+  v1.on(["GET", "DELETE"], "/responses/:id{.+}", (c) =>
     openAIErrorResponse(
       new OpenAIApiError(
         404,
-        `${c.req.method} ${c.req.path} is not a route of this server's OpenAI-compatible API; it has GET /v1/models and POST /v1/chat/completions.`,
+        `No response "${c.req.param("id")}": this server keeps no responses (every request is answered as with store: false).`,
         "invalid_request_error",
         null,
-        "unknown_url",
+        "not_found",
       ),
     ),
   );
+  v1.post("/messages", messagesHandler(turns));
+  v1.notFound((c) => {
+    const error = new OpenAIApiError(
+      404,
+      `${c.req.method} ${c.req.path} is not a route of this server's /v1 API; it has ${V1_ROUTES}.`,
+      "invalid_request_error",
+      null,
+      "unknown_url",
+    );
+    // Anthropic's clients read Anthropic's error shape (e.g. POST /v1/messages/count_tokens, which is not offered).
+    return c.req.path.startsWith("/v1/messages") ? anthropicErrorResponse(error) : openAIErrorResponse(error);
+  });
   return v1;
 }

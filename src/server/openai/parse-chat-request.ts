@@ -1,31 +1,22 @@
 import type { Tool } from "@modelcontextprotocol/server";
 import type { AgentMessage, AgentToolCall } from "../../core/agent-message.js";
-import type { ResponseFormat, SamplingSettings, ToolChoice } from "../../core/language-model.js";
+import type { ToolChoice } from "../../core/language-model.js";
 import { decodeCallArguments } from "../../protocols/decode-call-arguments.js";
+import type { TurnRequest } from "./model-turn.js";
 import { invalidRequest } from "./openai-api-error.js";
+import {
+  functionTool,
+  isObject,
+  namedTool,
+  optionalBoolean,
+  positiveInteger,
+} from "./parse-request-fields.js";
 import { parseResponseFormat, parseSamplingSettings } from "./parse-sampling-settings.js";
 
 /** A `/v1/chat/completions` request, validated and converted to what a LanguageModel takes. */
-export interface ChatRequest {
-  model: string;
-  messages: AgentMessage[];
-  tools: Tool[];
-  toolChoice: ToolChoice;
-  parallelToolCalls: boolean;
-  stream: boolean;
+export interface ChatRequest extends TurnRequest {
   includeUsage: boolean;
-  maxTokens: number | undefined;
-  /** temperature, top_p, seed, stop, penalties: undefined when the request sets none. */
-  sampling: SamplingSettings | undefined;
-  responseFormat: ResponseFormat | undefined;
 }
-
-const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The text of `content`: a string, or text parts (`[{type:"text", text}]`). Other parts are refused. */
 function textContent(content: unknown, param: string, optional: boolean): string {
@@ -128,41 +119,8 @@ function parseTools(raw: unknown): Tool[] {
         `\`${at}\` must be {"type": "function", "function": {"name", "description"?, "parameters"?}}; other tool types are not supported.`,
         `${at}.type`,
       );
-    const fn = t.function;
-    if (typeof fn.name !== "string" || !FUNCTION_NAME.test(fn.name))
-      throw invalidRequest(
-        `\`${at}.function.name\` must be 1-64 letters, digits, _ or -, got ${JSON.stringify(fn.name)}.`,
-        `${at}.function.name`,
-      );
-    if (seen.has(fn.name))
-      throw invalidRequest(
-        `Two tools are named "${fn.name}"; tool names must be unique.`,
-        `${at}.function.name`,
-      );
-    seen.add(fn.name);
-    if (fn.description !== undefined && fn.description !== null && typeof fn.description !== "string")
-      throw invalidRequest(`\`${at}.function.description\` must be a string.`, `${at}.function.description`);
-    const parameters = fn.parameters ?? { type: "object", properties: {} };
-    if (!isObject(parameters) || (parameters.type !== undefined && parameters.type !== "object"))
-      throw invalidRequest(
-        `\`${at}.function.parameters\` must be a JSON Schema object ({"type": "object", "properties": {…}}).`,
-        `${at}.function.parameters`,
-      );
-    return {
-      name: fn.name,
-      ...(typeof fn.description === "string" && fn.description ? { description: fn.description } : {}),
-      inputSchema: { ...parameters, type: "object" } as Tool["inputSchema"],
-    };
+    return functionTool(t.function, `${at}.function`, seen);
   });
-}
-
-function namedTool(name: unknown, tools: readonly Tool[], param: string): string {
-  if (typeof name !== "string" || !tools.some((t) => t.name === name))
-    throw invalidRequest(
-      `\`${param}\` names ${JSON.stringify(name)}, which is not one of the request's tools (${tools.map((t) => t.name).join(", ") || "none"}).`,
-      param,
-    );
-  return name;
 }
 
 /** tool_choice → ours; `allowed_tools` narrows `tools` to the listed ones. Default: auto with tools, none without. */
@@ -202,19 +160,6 @@ function parseToolChoice(raw: unknown, tools: Tool[]): { choice: ToolChoice; too
     'tool_choice must be "none", "auto", "required", {"type": "function", "function": {"name": "…"}} or an allowed_tools choice.',
     "tool_choice",
   );
-}
-
-function positiveInteger(value: unknown, param: string): number | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1)
-    throw invalidRequest(`\`${param}\` must be a positive integer, got ${JSON.stringify(value)}.`, param);
-  return value;
-}
-
-function optionalBoolean(value: unknown, param: string, fallback: boolean): boolean {
-  if (value === undefined || value === null) return fallback;
-  if (typeof value !== "boolean") throw invalidRequest(`\`${param}\` must be true or false.`, param);
-  return value;
 }
 
 /**

@@ -74,33 +74,48 @@ export function parseSamplingSettings(body: Json): SamplingSettings | undefined 
  * schema?, strict?}}` (the schema is optional in OpenAI's spec; a missing one is taken as any JSON object).
  */
 export function parseResponseFormat(raw: unknown): ResponseFormat | undefined {
-  if (raw === undefined || raw === null) return undefined;
   const usage =
     '`response_format` must be {"type": "text"}, {"type": "json_object"} or {"type": "json_schema", "json_schema": {"name": "…", "schema": {…}}}.';
-  if (!isObject(raw)) throw invalidRequest(usage, "response_format");
+  return readFormat(raw, "response_format", usage, (format) => {
+    if (!isObject(format.json_schema))
+      throw invalidRequest(
+        '`response_format.json_schema` must be an object: {"name": "…", "schema": {…}, "strict"?: true}.',
+        "response_format.json_schema",
+      );
+    return { spec: format.json_schema, at: "response_format.json_schema" };
+  });
+}
+
+/**
+ * The Responses API's `text.format`: the same three formats, the json_schema fields (`name`, `schema`, `strict`) on
+ * the format object itself.
+ */
+export function parseTextFormat(raw: unknown): ResponseFormat | undefined {
+  const usage =
+    '`text.format` must be {"type": "text"}, {"type": "json_object"} or {"type": "json_schema", "name": "…", "schema": {…}}.';
+  return readFormat(raw, "text.format", usage, (format) => ({ spec: format, at: "text.format" }));
+}
+
+function readFormat(
+  raw: unknown,
+  param: string,
+  usage: string,
+  schemaSpec: (format: Json) => { spec: Json; at: string },
+): ResponseFormat | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (!isObject(raw)) throw invalidRequest(usage, param);
   if (raw.type === "text" || raw.type === "json_object") return { type: raw.type };
-  if (raw.type !== "json_schema") throw invalidRequest(usage, "response_format.type");
-  const spec = raw.json_schema;
-  if (!isObject(spec))
-    throw invalidRequest(
-      '`response_format.json_schema` must be an object: {"name": "…", "schema": {…}, "strict"?: true}.',
-      "response_format.json_schema",
-    );
+  if (raw.type !== "json_schema") throw invalidRequest(usage, `${param}.type`);
+  const { spec, at } = schemaSpec(raw);
   if (typeof spec.name !== "string" || !SCHEMA_NAME.test(spec.name))
     throw invalidRequest(
-      `\`response_format.json_schema.name\` must be 1-64 letters, digits, _ or -, got ${JSON.stringify(spec.name)}.`,
-      "response_format.json_schema.name",
+      `\`${at}.name\` must be 1-64 letters, digits, _ or -, got ${JSON.stringify(spec.name)}.`,
+      `${at}.name`,
     );
   if (spec.schema !== undefined && spec.schema !== null && !isObject(spec.schema))
-    throw invalidRequest(
-      "`response_format.json_schema.schema` must be a JSON Schema object.",
-      "response_format.json_schema.schema",
-    );
+    throw invalidRequest(`\`${at}.schema\` must be a JSON Schema object.`, `${at}.schema`);
   if (spec.strict !== undefined && spec.strict !== null && typeof spec.strict !== "boolean")
-    throw invalidRequest(
-      "`response_format.json_schema.strict` must be true or false.",
-      "response_format.json_schema.strict",
-    );
+    throw invalidRequest(`\`${at}.strict\` must be true or false.`, `${at}.strict`);
   return {
     type: "json_schema",
     name: spec.name,

@@ -12,6 +12,9 @@ export interface RunEventStreamOptions {
 
 const encoder = new TextEncoder();
 
+/** How long after a run's end its `run-finished` may still be on its way to the log (from another instance). */
+const ENDED_EVENT_GRACE_MS = 5000;
+
 /** One SSE frame: `id` is the event's seq (what the browser sends back as Last-Event-ID), `event` its type. */
 export function sseFrame({ seq, event }: SequencedEvent): string {
   return `id: ${seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
@@ -79,8 +82,14 @@ export async function runEventStream(
   }
   if (!finished && !service.isLive(runId)) {
     // A run that ended without its end in the log (an older run, a crash before the log caught up): nothing follows.
+    // One that ended a moment ago elsewhere (another instance drives it) has its run-finished on the way: the record
+    // commits before the event does, so wait for it a little before giving up on it.
     const run = await service.store.getRun(runId);
-    if (run && (run.status === "finished" || run.status === "stopped")) end();
+    if (run && (run.status === "finished" || run.status === "stopped")) {
+      const wait = ENDED_EVENT_GRACE_MS - (Date.now() - Date.parse(run.updatedAt));
+      if (wait > 0 && Number.isFinite(wait)) setTimeout(end, wait).unref?.();
+      else end();
+    }
   }
   if (open) {
     signal.addEventListener("abort", stop);

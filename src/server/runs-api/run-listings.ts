@@ -12,12 +12,16 @@ export interface RunSummary {
   model: string;
   steps: number;
   toolCalls: number;
+  /** The tools the run's model called (each once, in the order first called). */
+  tools: string[];
   createdAt: string;
   updatedAt: string;
 }
 
 export interface ConversationSummary {
   conversationId: string;
+  /** Set by a rename, else the start of the first prompt; null where the store keeps no titles. */
+  title: string | null;
   runs: number;
   lastRunId: string;
   lastStatus: RunStatus;
@@ -33,7 +37,7 @@ export const LISTING_WINDOW = 10_000;
  */
 export async function listRuns(
   store: RunStore,
-  options: { status?: RunStatus; limit?: number; cursor?: string } = {},
+  options: { status?: RunStatus; tool?: string; limit?: number; cursor?: string } = {},
 ) {
   const limit = options.limit ?? 20;
   let offset = 0;
@@ -43,20 +47,43 @@ export async function listRuns(
     if (!/^\d+$/.test(decoded) || !Number.isSafeInteger(offset))
       throw badRequest(`cursor "${options.cursor}" is not one this server gave out; omit it to start over.`);
   }
-  const runs = await store.listRuns({
-    ...(options.status ? { status: options.status } : {}),
-    limit: offset + limit + 1,
-  });
+  const status = options.status ? { status: options.status } : {};
+  const tool = options.tool;
+  // With a tool named, runs are read through the listing window and kept when one of their calls is to that tool.
+  const runs = tool
+    ? await filterRuns(
+        await store.listRuns({ ...status, limit: LISTING_WINDOW }),
+        offset + limit + 1,
+        (run) => store.listToolCalls(run.id).then((calls) => calls.some((call) => call.name === tool)),
+      )
+    : await store.listRuns({ ...status, limit: offset + limit + 1 });
   const page = runs.slice(offset, offset + limit);
   const more = runs.length > offset + limit;
   return {
-    data: page.map(summarize),
+    data: await Promise.all(page.map((run) => summarize(store, run))),
     nextCursor: more ? Buffer.from(String(offset + limit)).toString("base64url") : null,
   };
 }
 
+async function filterRuns(
+  runs: RunRecord[],
+  enough: number,
+  keep: (run: RunRecord) => Promise<boolean>,
+): Promise<RunRecord[]> {
+  const kept: RunRecord[] = [];
+  for (const run of runs) {
+    if (kept.length >= enough) break;
+    if (await keep(run)) kept.push(run);
+  }
+  return kept;
+}
+
 /** Conversations that have runs, most recently active first (from the newest 10,000 runs). */
-export async function listConversations(store: RunStore, limit = 50): Promise<ConversationSummary[]> {
+export async function listConversations(
+  store: RunStore,
+  limit = 50,
+  titles?: (conversationIds: readonly string[]) => Promise<Map<string, string | null>>,
+): Promise<ConversationSummary[]> {
   const byId = new Map<string, ConversationSummary>();
   for (const run of await store.listRuns({ limit: LISTING_WINDOW })) {
     const seen = byId.get(run.conversationId);
@@ -64,13 +91,19 @@ export async function listConversations(store: RunStore, limit = 50): Promise<Co
     else
       byId.set(run.conversationId, {
         conversationId: run.conversationId,
+        title: null,
         runs: 1,
         lastRunId: run.id,
         lastStatus: run.status,
         updatedAt: run.updatedAt,
       });
   }
-  return [...byId.values()].slice(0, limit);
+  const listed = [...byId.values()].slice(0, limit);
+  if (titles) {
+    const known = await titles(listed.map((conversation) => conversation.conversationId));
+    for (const conversation of listed) conversation.title = known.get(conversation.conversationId) ?? null;
+  }
+  return listed;
 }
 
 export async function getConversation(
@@ -79,14 +112,17 @@ export async function getConversation(
 ): Promise<{ conversationId: string; messages: AgentMessage[]; runs: RunSummary[] }> {
   const messages = await store.listMessages(conversationId);
   if (messages.length === 0) throw notFound(`No conversation "${conversationId}".`);
-  const runs = (await store.listRuns({ limit: LISTING_WINDOW }))
-    .filter((r) => r.conversationId === conversationId)
-    .reverse()
-    .map(summarize);
+  const runs = await Promise.all(
+    (await store.listRuns({ limit: LISTING_WINDOW }))
+      .filter((r) => r.conversationId === conversationId)
+      .reverse()
+      .map((run) => summarize(store, run)),
+  );
   return { conversationId, messages, runs };
 }
 
-function summarize(run: RunRecord): RunSummary {
+async function summarize(store: RunStore, run: RunRecord): Promise<RunSummary> {
+  const tools = [...new Set((await store.listToolCalls(run.id)).map((call) => call.name))];
   return {
     runId: run.id,
     conversationId: run.conversationId,
@@ -95,6 +131,7 @@ function summarize(run: RunRecord): RunSummary {
     model: run.model,
     steps: run.stepCount,
     toolCalls: run.toolCallCount,
+    tools,
     createdAt: run.createdAt,
     updatedAt: run.updatedAt,
   };

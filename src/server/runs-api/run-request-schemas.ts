@@ -38,6 +38,11 @@ export const decisionsSchema = z.strictObject({
   decisions: z.array(decisionSchema).min(1, "decisions must name at least one call"),
 });
 
+/** `PATCH /api/conversations/{id}`: a new title, trimmed, 1–200 characters. */
+export const renameConversationSchema = z.strictObject({
+  title: z.string().trim().min(1, "title must not be empty").max(200, "title must be at most 200 characters"),
+});
+
 /** Parse `value` with `schema`, or throw a 400 RunsApiError listing every problem with its path. */
 export function parseBody<T extends z.ZodType>(schema: T, value: unknown, what: string): z.infer<T> {
   const parsed = schema.safeParse(value);

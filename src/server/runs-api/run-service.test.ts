@@ -1,15 +1,23 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createTestTools } from "../../../test/agent/helpers.js";
+import { createDatabase, dropDatabase, postgresUrl } from "../../../test/helpers/postgres.js";
 import { createReplayModel, type ReplayTurn } from "../../models/replay-model.js";
 import { InMemoryRunEventLog } from "../../store/in-memory-run-event-log.js";
 import { InMemoryStore } from "../../store/in-memory-store.js";
+import { PostgresDatabase } from "../../store/postgres-database.js";
 import type { ApprovalPolicy } from "../../tools/approval-policy.js";
 import { ToolExecutor } from "../../tools/tool-executor.js";
 import { RunService } from "./run-service.js";
 
 const services: RunService[] = [];
+const databases: PostgresDatabase[] = [];
+const urls: string[] = [];
 afterEach(async () => {
   while (services.length) await services.pop()?.close();
+  while (databases.length) await databases.pop()?.close();
+});
+afterAll(async () => {
+  for (const url of urls) await dropDatabase(url);
 });
 
 describe("RunService", () => {
@@ -53,5 +61,48 @@ describe("RunService", () => {
       message: expect.stringMatching(/toolChoice names "nope", which is not a tool here/),
     });
     expect(await runs.store.listRuns()).toEqual([]);
+  });
+});
+
+describe.skipIf(!postgresUrl)("RunService on PostgreSQL (two instances in one process)", () => {
+  it("answers the second of two simultaneous decisions on two instances with 409 naming who decided", async () => {
+    const url = await createDatabase();
+    urls.push(url);
+    const turns: ReplayTurn[] = [
+      { calls: [{ name: "delete_file", arguments: { path: "/tmp/x" } }] },
+      { text: "Deleted." },
+    ];
+    const tools = createTestTools();
+    const instance = async () => {
+      const database = await PostgresDatabase.open(url);
+      databases.push(database);
+      const service = new RunService({
+        models: { names: () => ["replay"], defaultName: "replay", get: async () => createReplayModel(turns) },
+        store: database.store,
+        events: database.events,
+        executor: new ToolExecutor(tools.registry, { redact: false }),
+      });
+      services.push(service);
+      await service.recover();
+      return service;
+    };
+    const [a, b] = [await instance(), await instance()];
+    const { runId } = await a.start({ message: "delete /tmp/x" });
+    await a.settled(runId);
+    const [pending] = await b.pending(runId);
+    expect(pending).toMatchObject({ name: "delete_file" });
+    const decision = [{ callId: pending?.callId as string, decision: "approve" as const }];
+    const results = await Promise.allSettled([
+      a.decide(runId, decision, "ann"),
+      b.decide(runId, decision, "bob"),
+    ]);
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    const lost = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    expect(lost?.reason).toMatchObject({
+      status: 409,
+      message: expect.stringMatching(/was already decided: it was approved by (ann|bob) at 20/),
+    });
+    await expect.poll(async () => (await b.getRun(runId)).status, { timeout: 10_000 }).toBe("finished");
+    expect(tools.executed.filter((e) => e.name === "delete_file")).toHaveLength(1);
   });
 });

@@ -1,4 +1,4 @@
-import { RunNotFoundError, RunStateError } from "../../agent/agent-errors.js";
+import { DecisionError, RunNotFoundError, RunStateError } from "../../agent/agent-errors.js";
 import { type Agent, type AgentOptions, createAgent, type DecideResult } from "../../agent/create-agent.js";
 import type { ApprovalDecision } from "../../agent/decide-calls.js";
 import type { AgentEvent, PendingCall } from "../../agent/events.js";
@@ -9,19 +9,39 @@ import { buildRunView, type RunView } from "../../agent/run-view.js";
 import type { AgentMessage } from "../../core/agent-message.js";
 import type { ToolChoice } from "../../core/language-model.js";
 import type { RunEventLog } from "../../store/run-event-log.js";
-import type { RunRecord, RunStatus, RunStore } from "../../store/store.js";
+import {
+  RunFencedError,
+  type RunRecord,
+  type RunStatus,
+  type RunStore,
+  type ToolCallRecord,
+} from "../../store/store.js";
+import {
+  ConversationHasUnfinishedRunsError,
+  type ConversationRecords,
+  type UnfinishedRun,
+} from "../../store/unfinished-runs.js";
 import type { ApprovalPolicyConfig } from "../../tools/approval-policy.js";
 import type { ToolExecutor } from "../../tools/tool-executor.js";
 import {
   type ConversationSummary,
   getConversation,
-  LISTING_WINDOW,
   listConversations,
   listRuns,
   type RunSummary,
 } from "./run-listings.js";
-import type { RunModels } from "./run-models.js";
+import { modelOnDemand, type RunModels } from "./run-models.js";
 import { badRequest, conflict, notFound } from "./runs-api-errors.js";
+
+export interface DeleteConversationOptions {
+  /**
+   * Cancel the conversation's runs that are not over first (a paused run's pending calls are denied by `by`, so the
+   * audit log keeps who dropped them), then delete. Without it such a run makes the delete a 409 that names it.
+   */
+  cancelRuns?: boolean;
+  /** Who deletes; recorded as who denied the calls of the runs it cancels. Default "api". */
+  by?: string;
+}
 
 export interface StartRunInput {
   message: string;
@@ -50,16 +70,37 @@ export interface RunServiceOptions {
     AgentOptions,
     "model" | "tools" | "store" | "approval" | "onEvent" | "toolChoice" | "redact" | "maxObservationChars"
   >;
-  /** Deletes a conversation's records (SqliteConversationEraser); without it, DELETE of a conversation is refused. */
-  conversations?: { erase(conversationId: string): Promise<string[]> };
+  /**
+   * Deletes and titles conversations (SqliteConversationEraser and SqliteConversationTitles, or
+   * PostgresConversationEraser); without it, DELETE and rename of a conversation are refused and listings carry no
+   * titles.
+   */
+  conversations?: ConversationRecords;
   /**
    * How often a subscriber of a run this process does not drive reads the log (another process on the same database
-   * may drive it). Default 500 ms; 0 turns it off.
+   * may drive it). Default 500 ms; 0 turns it off. With a log that wakes its readers (PostgreSQL's NOTIFY), at most
+   * every 2 s: the notification brings events sooner, the poll is for one that was lost.
    */
   pollMs?: number;
+  /**
+   * With a store that owns runs by leases (PostgreSQL): how often this instance looks for runs to take over — paused
+   * runs a decision made resumable, runs whose owner's lease expired — besides when a notification says so. Default
+   * 2000 ms.
+   */
+  sweepMs?: number;
+  /**
+   * Whether `start` waits for the run's record before it answers. A record another instance (or process) can read is
+   * what lets a client that got the id here follow the run on any instance behind a load balancer; the only reason
+   * not to wait is a store that is not open yet (the first run after an SQLite `serve` starts), whose opening would
+   * hold the answer back — that run is readable here at once, and elsewhere once its record is written. Default: never.
+   */
+  recordBeforeAnswer?: () => boolean;
   /** Events that could not be logged (the database failed); default: written to stderr. */
   onError?: (error: unknown) => void;
 }
+
+/** The key of a run's `options` under which the service keeps what it needs to rebuild the run's agent. */
+const SERVER_OPTION = "server";
 
 /** What a run started by the service keeps in its record, so another process can rebuild its agent. */
 interface ServerRunMetadata {
@@ -89,13 +130,24 @@ export class RunService {
   readonly events: RunEventLog;
   readonly models: RunModels;
   readonly #options: RunServiceOptions;
-  readonly #agents = new Map<string, Promise<Agent>>();
+  readonly #agents = new Map<string, Agent>();
   readonly #live = new Map<string, LiveRun>();
   readonly #listeners = new Map<string, Set<Listener>>();
-  /** Resolvers waiting for a run's first event (its record exists from then on). */
-  readonly #starting = new Map<string, () => void>();
+  /**
+   * Runs started here whose record does not exist yet: settled by their first event (the record exists from then
+   * on) or by a failure before it. A read of such a run waits for that instead of answering 404.
+   */
+  readonly #starting = new Map<string, { recorded: () => void; settled: Promise<void> }>();
+  /** Why a run failed before its record existed (the store could not be opened …), for whoever asks about it. */
+  readonly #failedStarts = new Map<string, unknown>();
   readonly #serial = new Map<string, Promise<unknown>>();
   readonly #appends = new Set<Promise<unknown>>();
+  readonly #stopFollowingLeases: Array<() => void> = [];
+  /** The store's leases, once `recover()` found it has them (asking the store earlier would open its database). */
+  #leases: NonNullable<RunStore["leases"]> | undefined;
+  #sweep: ReturnType<typeof setInterval> | undefined;
+  #sweeping: Promise<void> | undefined;
+  #sweepAgain = false;
   #closed = false;
 
   constructor(options: RunServiceOptions) {
@@ -110,7 +162,11 @@ export class RunService {
     return this.#live.has(runId);
   }
 
-  /** Start a run; resolves as soon as its record exists (its id and conversation), not when it ends. */
+  /**
+   * Start a run; resolves with its id and conversation at once — before the store is opened (unless the run continues
+   * a conversation, which is looked up first) and before the model is loaded. The run writes its record, then loads
+   * the model (model-loading / model-loaded events) and goes on; a model that cannot be loaded ends it with the error.
+   */
   async start(input: StartRunInput): Promise<{ runId: string; conversationId: string }> {
     this.#checkOpen();
     const modelName = input.model ?? this.models.defaultName;
@@ -137,7 +193,7 @@ export class RunService {
     }
     const metadata: ServerRunMetadata = { model: modelName };
     if (input.toolChoice !== undefined) metadata.toolChoice = input.toolChoice;
-    const agent = await this.#agent(metadata);
+    const agent = this.#agent(metadata);
     // Checked with no await before #drive registers the run: two starts on one conversation cannot both pass.
     const busy = [...this.#live.entries()].find(([, live]) => live.conversationId === input.conversationId);
     if (busy) {
@@ -147,82 +203,120 @@ export class RunService {
     }
     const runId = newRunId();
     const conversationId = input.conversationId ?? `conv_${runId.slice(4)}`;
-    const started = new Promise<void>((resolve) => this.#starting.set(runId, resolve));
+    let recorded = () => {};
+    const started = new Promise<void>((resolve) => {
+      recorded = resolve;
+    });
     const done = this.#drive(runId, conversationId, (signal) =>
       agent.run(input.message, {
         runId,
         conversationId,
         signal,
         ...(input.limits ? { limits: input.limits } : {}),
-        metadata: { server: metadata },
+        metadata: { [SERVER_OPTION]: metadata },
       }),
     );
-    // The run's record exists once it emitted run-started; a run that fails before that rejects here.
-    await Promise.race([started, done.then(() => started)]);
+    // The run's record exists once it emitted run-started; until then a read of the run waits for it (or its failure).
+    const settled = Promise.race([started, done.then(() => started)]).catch(() => {});
+    this.#starting.set(runId, { recorded, settled });
+    if (this.#options.recordBeforeAnswer?.()) {
+      await settled;
+      this.#throwIfFailedToStart(runId);
+    }
     return { runId, conversationId };
   }
 
   /**
    * Deliver the run's events with seq > `after` to `listener`: first those already in the log, then live ones, in
    * order and each once. Resolves to an unsubscribe function once the backlog was delivered.
+   *
+   * Events reach a subscriber three ways, whichever comes first: from this process's driver as each commits; from
+   * the log when it wakes readers (another instance committed events of the run); from the log every pollMs while
+   * this process does not drive the run. They are delivered strictly by seq: an event whose seq is not the next one
+   * (another instance logged the ones between) makes the subscriber read the log first.
    */
   async subscribe(runId: string, after: number, listener: Listener): Promise<() => void> {
+    this.#throwIfFailedToStart(runId);
     if (!this.#live.has(runId) && !(await this.store.getRun(runId)))
       throw notFound(new RunNotFoundError(runId).message);
-    // Listen before reading the log: an event committed in between is then in the log, the buffer, or both.
     let last = after;
-    let buffer: SequencedEvent[] | undefined = [];
-    let ended = false; // run-finished delivered: nothing more to poll for
+    let ended = false; // run-finished delivered: nothing more to read
+    let stopped = false;
     let poll: ReturnType<typeof setInterval> | undefined;
+    let unwatch: (() => void) | undefined;
+    let reading: Promise<void> | undefined;
+    let readAgain = false;
+    const stop = () => {
+      stopped = true;
+      if (poll) clearInterval(poll);
+      unwatch?.();
+    };
     const deliver = (event: SequencedEvent) => {
+      if (stopped || event.seq !== last + 1) return;
       last = event.seq;
       if (event.event.type === "run-finished") {
         ended = true;
         if (poll) clearInterval(poll);
+        unwatch?.();
       }
       listener(event);
     };
+    /** Read the log after the last delivered event (one read at a time; asked again meanwhile, once more after). */
+    const read = (): Promise<void> => {
+      if (reading) {
+        readAgain = true;
+        return reading;
+      }
+      reading = this.events
+        .list(runId, last)
+        .then((records) => {
+          for (const r of records) deliver({ seq: r.seq, event: r.event as unknown as AgentEvent });
+        })
+        .finally(() => {
+          reading = undefined;
+          if (readAgain && !stopped && !ended) {
+            readAgain = false;
+            void read().catch(() => {});
+          }
+        });
+      return reading;
+    };
+    // Listen before reading the log: an event committed in between is then in the log, delivered live, or both.
     const live: Listener = (event) => {
-      if (buffer) buffer.push(event);
-      else if (event.seq > last) deliver(event);
+      if (event.seq === last + 1) deliver(event);
+      else if (event.seq > last + 1) void read().catch(() => {}); // the ones between were logged elsewhere
     };
     let listeners = this.#listeners.get(runId);
     if (!listeners) this.#listeners.set(runId, (listeners = new Set()));
     listeners.add(live);
     const unsubscribe = () => {
-      if (poll) clearInterval(poll);
+      stop();
       listeners.delete(live);
       if (listeners.size === 0 && this.#listeners.get(runId) === listeners) this.#listeners.delete(runId);
     };
     try {
-      for (const record of await this.events.list(runId, after)) {
-        if (record.seq > last) deliver({ seq: record.seq, event: record.event as unknown as AgentEvent });
-      }
+      await read();
     } catch (error) {
       unsubscribe();
       throw error;
     }
-    const held = buffer;
-    buffer = undefined;
-    for (const event of held) live(event);
-    // Another process on the same database may drive the run (it resumed it after a decision made there): while this
-    // one does not, the log is read every pollMs. Events come once whichever way they arrive (`live` drops seen seqs).
+    if (ended) return unsubscribe;
+    // Another instance on the same database may log events of the run (it drives it, or a decision was made there).
+    unwatch = this.events.watch?.(runId, (seq) => {
+      if (seq !== undefined && seq <= last) return;
+      // This process's own events arrive through `live` at about the same time: give them a moment first.
+      if (this.#live.has(runId))
+        setTimeout(() => (seq === undefined || seq > last) && void read().catch(() => {}), 50);
+      else void read().catch(() => {});
+    });
     const pollMs = this.#options.pollMs ?? 500;
-    if (pollMs > 0 && !ended) {
-      let reading = false;
-      poll = setInterval(() => {
-        if (reading || this.#live.has(runId)) return;
-        reading = true;
-        this.events
-          .list(runId, last)
-          .then((records) => {
-            for (const r of records) live({ seq: r.seq, event: r.event as unknown as AgentEvent });
-          })
-          .catch(() => {})
-          .finally(() => {
-            reading = false;
-          });
-      }, pollMs);
+    if (pollMs > 0) {
+      poll = setInterval(
+        () => {
+          if (!this.#live.has(runId)) void read().catch(() => {});
+        },
+        unwatch ? Math.max(pollMs, 2000) : pollMs,
+      );
       poll.unref?.();
     }
     return unsubscribe;
@@ -236,46 +330,28 @@ export class RunService {
     this.#checkOpen();
     return this.#oneAtATime(runId, async () => {
       const run = await this.#run(runId);
-      const calls = await this.store.listToolCalls(runId);
-      const seen = new Set<string>();
-      for (const d of decisions) {
-        const call = calls.find((c) => c.id === d.callId);
-        const pending = calls.filter((c) => c.state === "pending").map((c) => c.id);
-        if (!call) {
-          throw badRequest(
-            `Run ${runId} has no tool call "${d.callId}". Pending: ${pending.join(", ") || "none"}.`,
-          );
-        }
-        if (seen.has(d.callId)) throw badRequest(`Tool call ${d.callId} appears twice; decide it once.`);
-        seen.add(d.callId);
-        if (call.state !== "pending") {
-          const approval = call.approval;
-          if (approval?.decision === "approved" || approval?.decision === "denied") {
-            const when = approval.decidedAt ? ` at ${approval.decidedAt}` : "";
-            throw conflict(
-              `Tool call ${d.callId} (${call.name}) was already decided: it was ${approval.decision} by ${approval.decidedBy ?? "someone"}${when}.`,
-            );
-          }
-          throw conflict(
-            `Tool call ${d.callId} (${call.name}) does not wait for a decision: it is ${call.state}.`,
-          );
-        }
+      checkDecidable(runId, run, await this.store.listToolCalls(runId), decisions);
+      const agent = this.#agentForRun(run);
+      let result: DecideResult;
+      try {
+        result = await agent.decide(runId, decisions, { by });
+      } catch (error) {
+        // Another instance decided one of these calls between the check and the decision: 409 naming who.
+        if (error instanceof DecisionError)
+          checkDecidable(runId, run, await this.store.listToolCalls(runId), decisions);
+        throw error;
       }
-      // Checked after the calls, so that a call decided before still answers with who decided it.
-      if (run.status === "finished" || run.status === "stopped") {
-        throw conflict(
-          `Run ${runId} is ${run.status} (${run.stopReason}); its calls can no longer be decided.`,
-        );
-      }
-      const agent = await this.#agentForRun(run);
-      const result = await agent.decide(runId, decisions, { by });
       if (result.ready) this.#resumeIfIdle(run);
       return result;
     });
   }
 
   /** Stop a run: a live one through its abort signal, a paused one at once (its pending calls are denied). */
-  async cancel(runId: string, by = "api"): Promise<{ runId: string; status: RunStatus }> {
+  async cancel(
+    runId: string,
+    by = "api",
+    reason = "the run was cancelled",
+  ): Promise<{ runId: string; status: RunStatus }> {
     this.#checkOpen();
     const live = this.#live.get(runId);
     if (live) {
@@ -289,15 +365,14 @@ export class RunService {
         throw conflict(
           `Run ${runId} is already ${run.status} (${run.stopReason}); there is nothing to cancel.`,
         );
-      if (run.status === "running" && !ownerIsGone(run.owner))
+      if (run.status === "running" && !ownerIsGone(run.owner, run.leaseUntil))
         throw conflict(`Run ${runId} is driven by process ${run.owner}; cancel it there.`);
       if (!(await this.store.claimRun(runId, RUN_OWNER, [run.status], run.owner)))
         throw conflict(`Run ${runId} was just taken over by another process; try again.`);
       // Its pending calls are denied, so that no view of the stopped run still offers them for a decision.
       const pending = (await this.store.listToolCalls(runId)).filter((c) => c.state === "pending");
       if (pending.length > 0) {
-        const agent = await this.#agentForRun(run);
-        const reason = "the run was cancelled";
+        const agent = this.#agentForRun(run);
         await agent.decide(
           runId,
           pending.map((c) => ({ callId: c.id, decision: "deny" as const, reason })),
@@ -319,6 +394,8 @@ export class RunService {
   }
 
   async getRun(runId: string): Promise<RunView> {
+    await this.#starting.get(runId)?.settled;
+    this.#throwIfFailedToStart(runId);
     try {
       return await buildRunView(this.store, runId);
     } catch (error) {
@@ -327,41 +404,106 @@ export class RunService {
     }
   }
 
-  listRuns(options: { status?: RunStatus; limit?: number; cursor?: string } = {}) {
+  listRuns(options: { status?: RunStatus; tool?: string; limit?: number; cursor?: string } = {}) {
     return listRuns(this.store, options);
   }
 
   listConversations(limit?: number): Promise<ConversationSummary[]> {
-    return listConversations(this.store, limit);
+    const conversations = this.#options.conversations;
+    return listConversations(
+      this.store,
+      limit,
+      conversations?.titles ? (ids) => conversations.titles?.(ids) ?? Promise.resolve(new Map()) : undefined,
+    );
   }
 
-  getConversation(
+  /** Give a conversation a title (what listings show). */
+  async renameConversation(
     conversationId: string,
-  ): Promise<{ conversationId: string; messages: AgentMessage[]; runs: RunSummary[] }> {
-    return getConversation(this.store, conversationId);
+    title: string,
+  ): Promise<{ conversationId: string; title: string }> {
+    this.#checkOpen();
+    const rename = this.#options.conversations?.rename;
+    if (!rename)
+      throw conflict("This server's store cannot rename conversations (only the SQLite store can).");
+    if (!(await rename.call(this.#options.conversations, conversationId, title)))
+      throw notFound(`No conversation "${conversationId}".`);
+    return { conversationId, title };
   }
 
-  /** Delete a conversation with its runs and their event logs; refused while one of its runs is live. */
+  async getConversation(conversationId: string): Promise<{
+    conversationId: string;
+    title: string | null;
+    messages: AgentMessage[];
+    runs: RunSummary[];
+  }> {
+    const conversation = await getConversation(this.store, conversationId);
+    const titles = await this.#options.conversations?.titles?.([conversationId]);
+    return { ...conversation, title: titles?.get(conversationId) ?? null };
+  }
+
+  /**
+   * Delete a conversation with its runs and their event logs. Refused (409, naming them) while one of its runs is not
+   * over — running, or paused for a decision nobody has made yet — unless `cancelRuns` asks to cancel them first.
+   * The store refuses too, in the delete's own transaction, so a run that started or paused meanwhile is never lost.
+   */
   async deleteConversation(
     conversationId: string,
-  ): Promise<{ conversationId: string; deletedRuns: string[] }> {
+    options: DeleteConversationOptions = {},
+  ): Promise<{ conversationId: string; deletedRuns: string[]; cancelledRuns: string[] }> {
     this.#checkOpen();
     if ((await this.store.listMessages(conversationId)).length === 0)
       throw notFound(`No conversation "${conversationId}".`);
-    const live = [...this.#live.entries()].find(([, run]) => run.conversationId === conversationId);
-    const running = (await this.store.listRuns({ status: "running", limit: LISTING_WINDOW })).find(
-      (r) => r.conversationId === conversationId,
-    );
-    const busy = live?.[0] ?? running?.id;
-    if (busy)
+    const eraser = this.#options.conversations;
+    if (!eraser)
       throw conflict(
-        `Conversation ${conversationId} has a run in progress (${busy}); cancel it (POST /api/runs/${busy}/cancel) first.`,
+        "This server's store cannot delete conversations (it was given none to delete them with).",
       );
-    if (!this.#options.conversations)
-      throw conflict("This server's store cannot delete conversations (only the SQLite store can).");
-    const runIds = await this.#options.conversations.erase(conversationId);
+    const unfinished = await this.#unfinishedRuns(conversationId, eraser);
+    if (unfinished.length > 0 && options.cancelRuns !== true)
+      throw conflict(unfinishedRunsMessage(conversationId, unfinished));
+    // What another live process drives can only be cancelled there: refused before anything is cancelled here.
+    const elsewhere = unfinished.find(
+      (r) => r.status === "running" && !this.#live.has(r.id) && !ownerIsGone(r.owner),
+    );
+    if (elsewhere)
+      throw conflict(
+        `Conversation ${conversationId} has a run in progress (${elsewhere.id}) driven by process ${elsewhere.owner}; cancel it there first.`,
+      );
+    const cancelledRuns: string[] = [];
+    for (const run of unfinished) {
+      try {
+        await this.cancel(run.id, options.by ?? "api", "the run was cancelled: its conversation was deleted");
+      } catch (error) {
+        // It ended by itself meanwhile: nothing left to cancel.
+        const now = await this.store.getRun(run.id);
+        if (now?.status === "finished" || now?.status === "stopped") continue;
+        throw error;
+      }
+      cancelledRuns.push(run.id);
+    }
+    // The cancelled runs' last events reach their subscribers (and the log) before the logs are deleted.
+    await Promise.allSettled([...this.#appends]);
+    let runIds: string[];
+    try {
+      runIds = await eraser.erase(conversationId);
+    } catch (error) {
+      if (error instanceof ConversationHasUnfinishedRunsError)
+        throw conflict(unfinishedRunsMessage(conversationId, error.runs));
+      throw error;
+    }
     await this.events.deleteRuns(runIds);
-    return { conversationId, deletedRuns: runIds };
+    return { conversationId, deletedRuns: runIds, cancelledRuns };
+  }
+
+  /** The conversation's runs that are not over: those this process drives, and those the store has running or paused. */
+  async #unfinishedRuns(conversationId: string, eraser: ConversationRecords): Promise<UnfinishedRun[]> {
+    const runs = await eraser.unfinishedRuns(conversationId);
+    for (const [id, live] of this.#live) {
+      if (live.conversationId === conversationId && !runs.some((r) => r.id === id))
+        runs.push({ id, status: "running", owner: RUN_OWNER });
+    }
+    return runs;
   }
 
   /** The pending calls of a paused run (none otherwise): what a client that (re)connects must still answer. */
@@ -375,13 +517,36 @@ export class RunService {
   }
 
   /**
+   * Go on with a paused run of this server whose calls were all decided somewhere else (`toolbridge runs approve`,
+   * another `serve` on the same database), which does not resume it. Runs another program started (`toolbridge run`)
+   * are left to it: it knows their model and tools. True when the run is resumed here.
+   */
+  resumeIfDecided(runId: string): Promise<boolean> {
+    if (this.#closed) return Promise.resolve(false);
+    return this.#oneAtATime(runId, async () => {
+      if (this.#live.has(runId) || activeRuns.has(runId)) return false;
+      const run = await this.store.getRun(runId);
+      if (run?.status !== "paused" || (run.options as { server?: unknown }).server === undefined)
+        return false;
+      if ((await this.pending(runId)).length > 0) return false;
+      this.#resumeIfIdle(run);
+      return true;
+    });
+  }
+
+  /**
    * Resume what a dead process left `running` (its owner is gone); paused runs stay paused, answerable through
    * `decide`. Resolves once they are started, with their ids.
+   *
+   * With a store that owns runs by leases (PostgreSQL, several instances), this instance goes on taking runs over
+   * from then on: a paused run that a decision on any instance left with nothing pending, a run whose owner's lease
+   * expired (its instance crashed, was paused or cut off). It looks whenever the store says one may be there
+   * (a notification) and every `sweepMs`; the claim (`FOR UPDATE SKIP LOCKED`) hands each run to one instance.
    */
   async recover(): Promise<string[]> {
     const resumed: string[] = [];
     for (const run of await this.store.listRuns({ status: "running", limit: 10_000 })) {
-      if (activeRuns.has(run.id) || !ownerIsGone(run.owner)) continue;
+      if (activeRuns.has(run.id) || !ownerIsGone(run.owner, run.leaseUntil)) continue;
       this.#resumeIfIdle(run);
       resumed.push(run.id);
     }
@@ -392,7 +557,52 @@ export class RunService {
         resumed.push(run.id);
       }
     }
+    this.#takeOverRuns();
     return resumed;
+  }
+
+  #takeOverRuns(): void {
+    const leases = this.store.leases;
+    if (!leases || this.#leases || this.#closed) return;
+    this.#leases = leases;
+    // Another instance took over a run this one drives (its lease expired: the process was paused, or cut off from
+    // the database): stop driving it. Its writes are fenced already; this stops its model and tools too.
+    this.#stopFollowingLeases.push(leases.onLost((runId) => this.#live.get(runId)?.controller.abort()));
+    const sweep = () => void this.#sweepOnce(leases);
+    this.#stopFollowingLeases.push(leases.onClaimable(sweep));
+    this.#sweep = setInterval(sweep, this.#options.sweepMs ?? 2000);
+    this.#sweep.unref?.();
+    sweep();
+  }
+
+  /** Claim and drive runs until none is left to claim (one sweep at a time; one asked for meanwhile runs after). */
+  #sweepOnce(leases: NonNullable<RunStore["leases"]>): Promise<void> {
+    if (this.#sweeping) {
+      this.#sweepAgain = true;
+      return this.#sweeping;
+    }
+    this.#sweeping = (async () => {
+      do {
+        this.#sweepAgain = false;
+        while (!this.#closed) {
+          // Only the runs a run service started (it can rebuild their agent): a CLI run is resumed by the CLI.
+          const run = await leases.claimNext(RUN_OWNER, SERVER_OPTION).catch((error: unknown) => {
+            (this.#options.onError ?? defaultOnError)(error);
+            return undefined;
+          });
+          if (!run) break;
+          // Driven here already (its lease ran out under a slow heartbeat and this instance claimed it back): the
+          // driver goes on, with the new epoch.
+          if (this.#live.has(run.id) || activeRuns.has(run.id)) continue;
+          this.#drive(run.id, run.conversationId, async (signal) =>
+            this.#agentForRun(run).resume(run.id, { signal, claimed: true }),
+          ).catch(() => {});
+        }
+      } while (this.#sweepAgain && !this.#closed);
+    })().finally(() => {
+      this.#sweeping = undefined;
+    });
+    return this.#sweeping;
   }
 
   /** Wait until the run's driver in this process (if any) is done. */
@@ -405,6 +615,12 @@ export class RunService {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    if (this.#sweep) clearInterval(this.#sweep);
+    for (const stop of this.#stopFollowingLeases.splice(0)) stop();
+    await this.#sweeping;
+    // Several instances: the runs driven here are handed over (another instance takes them over at once) rather than
+    // stopped; what this process still does for them is written nowhere.
+    await this.#leases?.handOver();
     const live = [...this.#live.values()];
     for (const run of live) run.controller.abort();
     await Promise.allSettled(live.map((run) => run.done));
@@ -434,33 +650,35 @@ export class RunService {
     return next;
   }
 
-  #agent(metadata: ServerRunMetadata): Promise<Agent> {
+  /** The agent for a model and tool choice, made once; its model is loaded by the first run that needs it. */
+  #agent(metadata: ServerRunMetadata): Agent {
     const key = JSON.stringify([metadata.model, metadata.toolChoice ?? "auto"]);
     let agent = this.#agents.get(key);
     if (!agent) {
-      agent = this.models.get(metadata.model).then((model) =>
-        createAgent({
-          ...this.#options.agent,
-          model,
-          tools: this.#options.executor,
-          store: this.store,
-          ...(this.#options.approval ? { approval: this.#options.approval } : {}),
-          ...(metadata.toolChoice ? { toolChoice: metadata.toolChoice } : {}),
-          onEvent: (event) => this.#record(event),
-        }),
-      );
-      // A model that failed to load is asked again next time.
-      agent.catch(() => this.#agents.delete(key));
+      agent = createAgent({
+        ...this.#options.agent,
+        model: modelOnDemand(this.models, metadata.model),
+        tools: this.#options.executor,
+        store: this.store,
+        ...(this.#options.approval ? { approval: this.#options.approval } : {}),
+        ...(metadata.toolChoice ? { toolChoice: metadata.toolChoice } : {}),
+        onEvent: (event) => this.#record(event),
+      });
       this.#agents.set(key, agent);
     }
     return agent;
   }
 
-  #agentForRun(run: RunRecord): Promise<Agent> {
-    const stored = (run.options as { server?: Partial<ServerRunMetadata> }).server;
+  #agentForRun(run: RunRecord): Agent {
+    const stored = run.options[SERVER_OPTION] as Partial<ServerRunMetadata> | undefined;
     const model =
       stored?.model && this.models.names().includes(stored.model) ? stored.model : this.models.defaultName;
     return this.#agent({ model, ...(stored?.toolChoice ? { toolChoice: stored.toolChoice } : {}) });
+  }
+
+  /** A run that failed before it had a record answers with that failure, not with "no such run". */
+  #throwIfFailedToStart(runId: string): void {
+    if (this.#failedStarts.has(runId)) throw this.#failedStarts.get(runId);
   }
 
   /** Log the event, then hand it to the run's subscribers: nobody sees an event the log does not have. */
@@ -469,14 +687,17 @@ export class RunService {
     const starting = this.#starting.get(runId);
     if (starting) {
       this.#starting.delete(runId);
-      starting();
+      starting.recorded();
     }
     const appended = this.events.append(runId, event).then(
       (seq) => {
         const listeners = this.#listeners.get(runId);
         if (listeners) for (const listener of [...listeners]) listener({ seq, event });
       },
-      (error: unknown) => (this.#options.onError ?? defaultOnError)(error),
+      (error: unknown) => {
+        // A driver whose run was taken over by another instance: its last events are not logged, by design.
+        if (!(error instanceof RunFencedError)) (this.#options.onError ?? defaultOnError)(error);
+      },
     );
     this.#appends.add(appended);
     void appended.finally(() => this.#appends.delete(appended));
@@ -489,7 +710,10 @@ export class RunService {
     start: (signal: AbortSignal) => RunHandle | Promise<RunHandle>,
   ): Promise<void> {
     const controller = new AbortController();
-    const done = Promise.resolve()
+    // Started in the next turn of the event loop, once the answer to whoever started it is on its way: opening the
+    // store and loading the model begin with synchronous work (better-sqlite3, node-llama-cpp's module) that would
+    // otherwise hold that answer back.
+    const done = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => start(controller.signal))
       .then((handle) => handle.result)
       .then(
@@ -503,8 +727,15 @@ export class RunService {
         },
         (error: unknown) => {
           this.#live.delete(runId);
-          this.#starting.delete(runId);
-          if (!(error instanceof RunStateError)) (this.#options.onError ?? defaultOnError)(error);
+          if (this.#starting.delete(runId)) {
+            // It failed before its record existed: the client already has its id, so keep the reason (a few).
+            this.#failedStarts.set(runId, error);
+            if (this.#failedStarts.size > 100)
+              this.#failedStarts.delete(this.#failedStarts.keys().next().value!);
+          }
+          // A run taken over by another instance goes on there; one another process resumed first, there.
+          if (!(error instanceof RunStateError) && !(error instanceof RunFencedError))
+            (this.#options.onError ?? defaultOnError)(error);
           throw error;
         },
       );
@@ -514,9 +745,74 @@ export class RunService {
 
   #resumeIfIdle(run: RunRecord): void {
     if (this.#closed || this.#live.has(run.id) || activeRuns.has(run.id)) return;
-    this.#drive(run.id, run.conversationId, async (signal) =>
-      (await this.#agentForRun(run)).resume(run.id, { signal }),
+    // With leases, claiming a resumable run of the service (or one whose owner's lease expired) is the sweep's alone:
+    // a resume here and the sweep (woken by the same decision's notification) must not both claim it. A run left
+    // running by nobody (a failure released it) or started by the CLI is not the sweep's.
+    const leases = this.store.leases;
+    if (leases && SERVER_OPTION in run.options && !(run.status === "running" && run.owner === null)) {
+      void this.#sweepOnce(leases);
+      return;
+    }
+    this.#drive(run.id, run.conversationId, (signal) =>
+      this.#agentForRun(run).resume(run.id, { signal }),
     ).catch(() => {});
+  }
+}
+
+/** The 409 of a delete refused for runs that are not over: which, and what to do about each kind. */
+function unfinishedRunsMessage(conversationId: string, runs: readonly UnfinishedRun[]): string {
+  const ids = (status: UnfinishedRun["status"]) => runs.filter((r) => r.status === status).map((r) => r.id);
+  const running = ids("running");
+  const paused = ids("paused");
+  const parts: string[] = [];
+  if (running.length > 0)
+    parts.push(
+      `${running.length === 1 ? "a run in progress" : "runs in progress"} (${running.join(", ")}); cancel ${running.length === 1 ? "it" : "them"} (POST /api/runs/${running[0]}/cancel) first`,
+    );
+  if (paused.length > 0)
+    parts.push(
+      `${paused.length === 1 ? "a run paused for approval" : "runs paused for approval"} (${paused.join(", ")}), waiting for a decision that deleting would lose; decide (POST /api/runs/${paused[0]}/decisions) or cancel ${paused.length === 1 ? "it" : "them"} first`,
+    );
+  return `Conversation ${conversationId} has ${parts.join(", and ")}; or delete with ?cancelRuns=true to cancel ${runs.length === 1 ? "it" : "them"} (pending calls are denied) and delete the conversation.`;
+}
+
+/**
+ * What makes decisions impossible, as the API answers it: an unknown or repeated call (400), a call no longer pending
+ * (409 naming who decided it and when), a run that ended (409).
+ */
+function checkDecidable(
+  runId: string,
+  run: RunRecord,
+  calls: readonly ToolCallRecord[],
+  decisions: readonly ApprovalDecision[],
+): void {
+  const seen = new Set<string>();
+  for (const d of decisions) {
+    const call = calls.find((c) => c.id === d.callId);
+    const pending = calls.filter((c) => c.state === "pending").map((c) => c.id);
+    if (!call) {
+      throw badRequest(
+        `Run ${runId} has no tool call "${d.callId}". Pending: ${pending.join(", ") || "none"}.`,
+      );
+    }
+    if (seen.has(d.callId)) throw badRequest(`Tool call ${d.callId} appears twice; decide it once.`);
+    seen.add(d.callId);
+    if (call.state !== "pending") {
+      const approval = call.approval;
+      if (approval?.decision === "approved" || approval?.decision === "denied") {
+        const when = approval.decidedAt ? ` at ${approval.decidedAt}` : "";
+        throw conflict(
+          `Tool call ${d.callId} (${call.name}) was already decided: it was ${approval.decision} by ${approval.decidedBy ?? "someone"}${when}.`,
+        );
+      }
+      throw conflict(
+        `Tool call ${d.callId} (${call.name}) does not wait for a decision: it is ${call.state}.`,
+      );
+    }
+  }
+  // Checked after the calls, so that a call decided before still answers with who decided it.
+  if (run.status === "finished" || run.status === "stopped") {
+    throw conflict(`Run ${runId} is ${run.status} (${run.stopReason}); its calls can no longer be decided.`);
   }
 }
 

@@ -2,14 +2,26 @@ import { type Context, Hono } from "hono";
 import { DecisionError, RunNotFoundError } from "../../agent/agent-errors.js";
 import { ToolbridgeError } from "../../core/toolbridge-error.js";
 import type { RunStatus } from "../../store/store.js";
+import { listPendingApprovals, type PendingApproval } from "./pending-approvals.js";
 import { type RunEventStreamOptions, runEventStream } from "./run-event-stream.js";
-import { decisionsSchema, parseBody, parseSeq, startRunSchema } from "./run-request-schemas.js";
+import {
+  decisionsSchema,
+  parseBody,
+  parseSeq,
+  renameConversationSchema,
+  startRunSchema,
+} from "./run-request-schemas.js";
 import type { RunService } from "./run-service.js";
 import { badRequest, RunsApiError, unprocessable } from "./runs-api-errors.js";
 
 export interface RunsRoutesOptions extends RunEventStreamOptions {
   /** Recorded as who decided, on decisions made through this API. Default "api". */
   decidedBy?: string;
+  /**
+   * Every pending call in the store (`GET /api/approvals`, pushed on /ws). Default: read from the service's store;
+   * `serve` passes one that reads nothing while its database does not exist yet.
+   */
+  pendingApprovals?: () => Promise<PendingApproval[]>;
 }
 
 const STATUSES: readonly RunStatus[] = ["running", "paused", "finished", "stopped"];
@@ -60,6 +72,16 @@ export function createRunsRoutes(service: RunService, options: RunsRoutesOptions
     return c.json(started, 202, { location: `/api/runs/${started.runId}` });
   });
 
+  api.get("/models", (c) =>
+    c.json({
+      data: service.models.names().map((name) => ({ name, default: name === service.models.defaultName })),
+      default: service.models.defaultName,
+    }),
+  );
+
+  const pending = options.pendingApprovals ?? (() => listPendingApprovals(service.store));
+  api.get("/approvals", async (c) => c.json({ data: await pending() }));
+
   api.get("/runs", async (c) => {
     const status = c.req.query("status");
     if (status !== undefined && !STATUSES.includes(status as RunStatus))
@@ -69,10 +91,12 @@ export function createRunsRoutes(service: RunService, options: RunsRoutesOptions
     if (!/^\d+$/.test(limitText ?? "20") || limit < 1 || limit > 500)
       throw badRequest(`limit must be a whole number from 1 to 500, got "${limitText}".`);
     const cursor = c.req.query("cursor");
+    const tool = c.req.query("tool");
     return c.json(
       await service.listRuns({
         limit,
         ...(status ? { status: status as RunStatus } : {}),
+        ...(tool ? { tool } : {}),
         ...(cursor ? { cursor } : {}),
       }),
     );
@@ -98,7 +122,18 @@ export function createRunsRoutes(service: RunService, options: RunsRoutesOptions
 
   api.get("/conversations", async (c) => c.json({ data: await service.listConversations() }));
   api.get("/conversations/:id", async (c) => c.json(await service.getConversation(c.req.param("id"))));
-  api.delete("/conversations/:id", async (c) => c.json(await service.deleteConversation(c.req.param("id"))));
+  api.patch("/conversations/:id", async (c) => {
+    const { title } = parseBody(renameConversationSchema, await jsonBody(c), "rename");
+    return c.json(await service.renameConversation(c.req.param("id"), title));
+  });
+  api.delete("/conversations/:id", async (c) => {
+    const cancelRuns = c.req.query("cancelRuns");
+    if (cancelRuns !== undefined && cancelRuns !== "true" && cancelRuns !== "false")
+      throw badRequest(`cancelRuns must be true or false, got "${cancelRuns}".`);
+    return c.json(
+      await service.deleteConversation(c.req.param("id"), { cancelRuns: cancelRuns === "true", by }),
+    );
+  });
 
   return api;
 }

@@ -1,12 +1,14 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
 import type { MountedMcpServers } from "../../mcp/mount-mcp-servers.js";
+import { CallGate } from "../../tools/call-gate.js";
 import { InvalidCursorError } from "../../tools/errors.js";
 import type { AnyToolDefinition } from "../../tools/tool-definition.js";
 import type { ToolExecutor } from "../../tools/tool-executor.js";
 import { isValidToolName } from "../../tools/tool-name.js";
 import type { ToolRegistry } from "../../tools/tool-registry.js";
 import { apiError } from "../api-error.js";
+import { gateRefusal } from "./gate-refusal.js";
 import { parseToolSettingsPatch, type ToolSettings, ToolSettingsInputError } from "./tool-settings.js";
 import { toolSourceOf } from "./tool-source.js";
 
@@ -18,8 +20,10 @@ export interface ToolsApiOptions {
   mcpServers?: MountedMcpServers | undefined;
   /** Names of toolbridge's own tools (built-ins, memory): their source is "builtin". */
   builtinTools?: ReadonlySet<string> | undefined;
-  /** Who the calls are made for (cooldowns, rate limits). */
-  callerId?: string | undefined;
+  /** Decides whether a call runs (as on every surface). Default: one over `registry` with `settings.approval`. */
+  gate?: CallGate | undefined;
+  /** Who a request's calls are made for (fair shares, cooldowns, rate limits); see callerIdentity. */
+  callerOf?: ((c: Context) => string) | undefined;
 }
 
 const MAX_PAGE_SIZE = 500;
@@ -45,6 +49,7 @@ function badJson(error: unknown): Response {
  */
 export function createToolsApi(options: ToolsApiOptions): Hono {
   const { registry, executor, settings } = options;
+  const gate = options.gate ?? new CallGate(registry, settings.approval);
   const api = new Hono();
 
   const view = (definition: AnyToolDefinition) => {
@@ -58,6 +63,7 @@ export function createToolsApi(options: ToolsApiOptions): Hono {
       source: toolSourceOf(definition, options),
       enabled: settings.enabled(name),
       policy: settings.effectivePolicy(definition),
+      policySource: settings.policySource(definition),
       configuredPolicy: settings.configuredPolicy(definition),
       requiresApproval: definition.requiresApproval,
       inputSchema: tool.inputSchema,
@@ -117,16 +123,6 @@ export function createToolsApi(options: ToolsApiOptions): Hono {
 
   api.post("/tools/:name/call", async (c) => {
     const name = c.req.param("name");
-    const definition = registry.get(name, { includeDisabled: true });
-    if (!definition) return notFound(name);
-    if (!settings.enabled(name)) {
-      return apiError(
-        404,
-        `The tool "${name}" is switched off on this server. Switch it on with PATCH /api/tools/${name} {"enabled": true}.`,
-        "not_found_error",
-        "tool_disabled",
-      );
-    }
     let body: unknown;
     try {
       body = await jsonBody(c);
@@ -160,30 +156,21 @@ export function createToolsApi(options: ToolsApiOptions): Hono {
       return apiError(400, "`dryRun` must be true or false.", "invalid_request_error", "invalid_body");
     }
     const args = request.arguments ?? {};
-    const policy = settings.effectivePolicy(definition);
-    if (policy === "never") {
-      return apiError(
-        403,
-        `The tool "${name}" may not be called on this server (its policy is "never"); nothing ran. Change it with PATCH /api/tools/${name} {"policy": "ask"}.`,
-        "permission_error",
-        "tool_policy_never",
-      );
-    }
-    // An HTTP call is an explicit action, like `tools call`, but the caller may be a page: a tool that needs a
-    // person's approval runs only when the caller says a person confirmed this very call.
-    if (policy === "ask" && request.confirm !== true) {
-      return apiError(
-        403,
-        `The tool "${name}" needs a person's approval (its policy is "ask"); nothing ran. Show the call to a person and, once they confirm, send it again with "confirm": true.`,
-        "permission_error",
-        "approval_required",
-      );
+    // An HTTP call is an explicit action, like `tools call`, but the caller may be a page: `confirm: true` says a
+    // person confirmed this very call, which is what an `ask` tool needs.
+    const answer = gate.check(
+      { name, arguments: args },
+      { decision: request.confirm === true ? "approved" : undefined, dryRun: request.dryRun === true },
+    );
+    if (answer.action !== "run") {
+      const refusal = gateRefusal(name, answer, "GET /api/tools lists the tools this server has.");
+      return apiError(refusal.status, refusal.message, refusal.type, refusal.code);
     }
     const outcome = await executor.execute(
       { name, arguments: args },
       {
         signal: c.req.raw.signal,
-        ...(options.callerId ? { userId: options.callerId } : {}),
+        ...(options.callerOf ? { userId: options.callerOf(c) } : {}),
         ...(request.dryRun ? { dryRun: true } : {}),
       },
     );

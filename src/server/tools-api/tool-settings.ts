@@ -1,6 +1,10 @@
 import { ToolbridgeError } from "../../core/toolbridge-error.js";
 import type { ToolSetting, ToolSettingsStore } from "../../store/tool-settings-store.js";
-import type { ApprovalPolicy, ApprovalPolicyConfig } from "../../tools/approval-policy.js";
+import {
+  type ApprovalPolicy,
+  type ApprovalPolicyConfig,
+  resolveApprovalPolicy,
+} from "../../tools/approval-policy.js";
 import type { AnyToolDefinition } from "../../tools/tool-definition.js";
 import { isValidToolName } from "../../tools/tool-name.js";
 import type { ToolRegistry } from "../../tools/tool-registry.js";
@@ -159,22 +163,33 @@ export class ToolSettings {
   }
 
   /** The approval policy config for agents and MCP approvals: the setting, else the configured one, else the default. */
-  readonly approval: ApprovalPolicyConfig = (call) =>
-    this.#settings.get(call.name)?.policy ?? this.#configured[call.name];
+  readonly approval: ApprovalPolicyConfig = (call) => this.policyOf(call.name);
 
-  /** The policy a call of this tool gets now (what the API shows). */
+  /** The policy set for a tool — through the API, else in the config — or undefined: its annotations decide. */
+  policyOf(name: string): ApprovalPolicy | undefined {
+    return this.#settings.get(name)?.policy ?? this.#configured[name];
+  }
+
+  /** The policy a call of this tool gets now (what the API shows; the call gate resolves it the same way). */
   effectivePolicy(definition: AnyToolDefinition): ApprovalPolicy {
+    return resolveApprovalPolicy(this.approval, { name: definition.tool.name, arguments: {} }, definition);
+  }
+
+  /**
+   * Where the effective policy comes from: `setting` (made through the Tools API, e.g. "always allow" in the web UI;
+   * revocable there), `config` (`mcp.approvals` in the config file), or `default` (ask for tools that require
+   * approval — destructive or open-world ones — else always).
+   */
+  policySource(definition: AnyToolDefinition): "setting" | "config" | "default" {
     const name = definition.tool.name;
-    return (
-      this.#settings.get(name)?.policy ??
-      this.#configured[name] ??
-      (definition.requiresApproval ? "ask" : "always")
-    );
+    if (this.#settings.get(name)?.policy !== undefined) return "setting";
+    if (this.#configured[name] !== undefined) return "config";
+    return "default";
   }
 
   /** The policy without any setting made through the API: what `policy: null` goes back to. */
   configuredPolicy(definition: AnyToolDefinition): ApprovalPolicy {
-    return this.#configured[definition.tool.name] ?? (definition.requiresApproval ? "ask" : "always");
+    return resolveApprovalPolicy(this.#configured, { name: definition.tool.name, arguments: {} }, definition);
   }
 
   enabled(name: string): boolean {

@@ -1,9 +1,10 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { Server } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
 import { createNodeWebSocket } from "@hono/node-ws";
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
 import type { WSContext } from "hono/ws";
 import { z } from "zod";
+import { CallGate } from "../../tools/call-gate.js";
 import { InvalidCursorError, ToolNotFoundError } from "../../tools/errors.js";
 import type { ToolExecutor } from "../../tools/tool-executor.js";
 import type { ToolRegistry } from "../../tools/tool-registry.js";
@@ -13,6 +14,9 @@ import { badRequest, notFound, type RunsApiError } from "../runs-api/runs-api-er
 import { asRunsApiError } from "../runs-api/runs-routes.js";
 import { sessionCookieOf } from "../security/session-cookie.js";
 import type { SignInAttempts } from "../security/sign-in-limit.js";
+import { type GateRefusal, gateRefusal } from "../tools-api/gate-refusal.js";
+import type { PendingApprovalsFeed } from "./pending-approvals-feed.js";
+import { watchUnauthenticatedBytes } from "./unauthenticated-byte-budget.js";
 
 export interface WsApiOptions {
   registry: ToolRegistry;
@@ -31,7 +35,28 @@ export interface WsApiOptions {
   authTimeoutMs?: number;
   /** The sign-in failure limit: wrong tokens at the upgrade or in `{type:"auth"}` count against the client. */
   attempts?: SignInAttempts | undefined;
+  /** Decides whether a `tools/call` runs, as on every surface. Default: one over `registry` (annotations only). */
+  gate?: CallGate | undefined;
+  /**
+   * Who a socket's calls are made for, from its upgrade request (see callerIdentity: the token's principal on a
+   * server with a token — a socket calls tools only once authenticated — else the client's address).
+   */
+  callerOf?: ((c: Context) => string) | undefined;
+  /** Largest message, in bytes (the HTTP body limit): a bigger frame closes the socket (1009) unread. Default 4 MiB. */
+  maxMessageBytes?: number | undefined;
+  /**
+   * Bytes a socket may send before it has authenticated (the `auth` message is small): past this it is closed (1009)
+   * and nothing more is read from it. Default 16 KiB.
+   */
+  maxUnauthenticatedBytes?: number | undefined;
+  /** Pushes `{type: "approvals/pending", calls}` to every signed-in socket: on sign-in, then whenever it changes. */
+  pendingApprovals?: PendingApprovalsFeed | undefined;
 }
+
+/** Default per-message limit: the HTTP body limit's default. */
+export const DEFAULT_WS_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+/** Default budget of a socket that has not authenticated yet. */
+export const DEFAULT_WS_MAX_UNAUTHENTICATED_BYTES = 16 * 1024;
 
 /** What a socket knows of the sign-in limit for its own client. */
 interface SocketSignIn {
@@ -42,7 +67,12 @@ interface SocketSignIn {
 const messageSchema = z.looseObject({ id: z.union([z.string(), z.number()]).optional(), type: z.string() });
 const authSchema = z.looseObject({ token: z.string() });
 const toolsListSchema = z.looseObject({ cursor: z.string().optional(), category: z.string().optional() });
-const toolsCallSchema = z.looseObject({ name: z.string().min(1), arguments: z.unknown().optional() });
+const toolsCallSchema = z.looseObject({
+  name: z.string().min(1),
+  arguments: z.unknown().optional(),
+  confirm: z.boolean().optional(),
+  dryRun: z.boolean().optional(),
+});
 const runIdSchema = z.looseObject({ runId: z.string().min(1) });
 const subscribeSchema = z.looseObject({
   runId: z.string().min(1),
@@ -63,18 +93,30 @@ function payload(message: Record<string, unknown>): Record<string, unknown> {
   return rest;
 }
 
+/** A call the gate did not let run, thrown out of the dispatch and sent as the error reply. */
+class GateRefusedError extends Error {
+  constructor(readonly refusal: GateRefusal) {
+    super(refusal.message);
+  }
+}
+
 class WsSession {
   readonly #subscriptions = new Map<string, () => void>();
   authenticated: boolean;
   #closed = false;
   readonly #authTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #gate: CallGate;
+  #stopFeed: (() => void) | undefined;
 
   constructor(
     readonly ws: WSContext,
     readonly options: WsApiOptions,
     authenticated: boolean,
+    /** Who this socket's calls are made for (fair shares, cooldowns, rate limits). */
+    readonly caller: string,
     readonly signIn?: SocketSignIn,
   ) {
+    this.#gate = options.gate ?? new CallGate(options.registry);
     this.authenticated = authenticated;
     if (!authenticated) {
       this.#authTimer = setTimeout(
@@ -82,7 +124,14 @@ class WsSession {
         options.authTimeoutMs ?? 10_000,
       );
       this.#authTimer.unref?.();
-    }
+    } else this.#signedIn();
+  }
+
+  /** What every signed-in socket gets without asking: the pending approvals of all runs. */
+  #signedIn(): void {
+    this.#stopFeed = this.options.pendingApprovals?.listen((calls) =>
+      this.send({ type: "approvals/pending", calls }),
+    );
   }
 
   /** Send, unless the socket already holds too much: then close it so the client reconnects and resubscribes. */
@@ -96,10 +145,19 @@ class WsSession {
     this.ws.send(JSON.stringify(message));
   }
 
-  sendError(id: unknown, error: RunsApiError | { message: string; type: string; status: number }): void {
+  sendError(
+    id: unknown,
+    error: RunsApiError | { message: string; type: string; status: number; reason?: string },
+  ): void {
     const body: Record<string, unknown> = {
       type: "error",
-      error: { message: error.message, type: error.type, code: error.status },
+      error: {
+        message: error.message,
+        type: error.type,
+        code: error.status,
+        // What a page branches on (approval_required, tool_policy_never, …), the Tools API's `code`.
+        ...("reason" in error && error.reason ? { reason: error.reason } : {}),
+      },
     };
     if (id !== undefined) body.id = id;
     this.send(body);
@@ -111,10 +169,21 @@ class WsSession {
     this.ws.close(code, reason);
   }
 
+  /**
+   * Close with `code` and read nothing more: the close frame goes out, and the connection is dropped shortly after
+   * instead of waiting for the client's close frame behind whatever else it is still sending.
+   */
+  refuseUnread(code: number, reason: string): void {
+    this.close(code, reason);
+    const raw = this.ws.raw as { terminate?: () => void } | undefined;
+    setTimeout(() => raw?.terminate?.(), 1000).unref?.();
+  }
+
   /** The socket is gone: drop every subscription. */
   ended(): void {
     this.#closed = true;
     if (this.#authTimer) clearTimeout(this.#authTimer);
+    this.#stopFeed?.();
     for (const unsubscribe of this.#subscriptions.values()) unsubscribe();
     this.#subscriptions.clear();
   }
@@ -191,7 +260,21 @@ class WsSession {
       }
       case "tools/call": {
         const call = parseBody(toolsCallSchema, body, "tools/call");
-        return this.options.executor.call(call.name, call.arguments ?? {});
+        const args = call.arguments ?? {};
+        // Like POST /api/tools/{name}/call: `confirm: true` says a person confirmed this very call.
+        const answer = this.#gate.check(
+          { name: call.name, arguments: args },
+          { decision: call.confirm === true ? "approved" : undefined, dryRun: call.dryRun === true },
+        );
+        if (answer.action !== "run") {
+          throw new GateRefusedError(
+            gateRefusal(call.name, answer, '{"type": "tools/list"} lists the tools this server has.'),
+          );
+        }
+        return this.options.executor.call(call.name, args, {
+          userId: this.caller,
+          ...(call.dryRun ? { dryRun: true } : {}),
+        });
       }
       case "runs/start": {
         const input = parseBody(startRunSchema, body, "run");
@@ -257,6 +340,7 @@ class WsSession {
     }
     this.authenticated = true;
     if (this.#authTimer) clearTimeout(this.#authTimer);
+    if (!this.#stopFeed) this.#signedIn();
     return { authenticated: true };
   }
 
@@ -280,6 +364,10 @@ class WsSession {
 }
 
 function asToolError(error: unknown) {
+  if (error instanceof GateRefusedError) {
+    const { message, type, status, code } = error.refusal;
+    return { message, type, status, reason: code };
+  }
   if (error instanceof ToolNotFoundError) return notFound(error.message);
   if (error instanceof InvalidCursorError) return badRequest(error.message);
   const auth = error as { isAuth?: boolean; status?: number } | undefined;
@@ -297,6 +385,13 @@ function asToolError(error: unknown) {
  */
 export function mountWsApi(app: Hono, options: WsApiOptions) {
   const { upgradeWebSocket, injectWebSocket, wss } = createNodeWebSocket({ app });
+  // The message limit is the HTTP body limit. `ws` checks it against each frame's declared length (and a fragmented
+  // message's running total) before it reads the payload, and closes the socket with 1009: nothing is buffered whole.
+  // @hono/node-ws makes the server without options; `ws` reads this at every upgrade.
+  (wss as { options: { maxPayload: number } }).options.maxPayload =
+    options.maxMessageBytes ?? DEFAULT_WS_MAX_MESSAGE_BYTES;
+  const unauthenticatedBudget = options.maxUnauthenticatedBytes ?? DEFAULT_WS_MAX_UNAUTHENTICATED_BYTES;
+  const tooMuchBeforeAuth = `authenticate first: ${unauthenticatedBudget} bytes at most before that`;
   const sessions = new Set<WsSession>();
   const expected = options.token === undefined ? undefined : digest(options.token);
   const unfollow = options.registry.onChange(() => {
@@ -318,19 +413,42 @@ export function mountWsApi(app: Hono, options: WsApiOptions) {
       const signIn: SocketSignIn | undefined = attempts
         ? { retryAfter: () => attempts.retryAfter(c), failed: () => attempts.failed(c) }
         : undefined;
+      const caller = options.callerOf?.(c) ?? "websocket";
+      const tcp = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket;
       let session: WsSession | undefined;
+      const open = (ws: WSContext) => {
+        if (session) return session;
+        session = new WsSession(ws, options, authenticated, caller, signIn);
+        sessions.add(session);
+        const current = session;
+        // Until it authenticates, a socket may send a few KiB (its `auth`), counted on the wire as they arrive.
+        if (!authenticated && tcp) {
+          watchUnauthenticatedBytes(tcp, {
+            budget: unauthenticatedBudget,
+            authenticated: () => current.authenticated,
+            exceeded: () => current.refuseUnread(1009, tooMuchBeforeAuth),
+          });
+        }
+        return session;
+      };
       return {
         onOpen(_event, ws) {
-          session = new WsSession(ws, options, authenticated, signIn);
-          sessions.add(session);
+          open(ws);
         },
         onMessage(event, ws) {
-          session ??= new WsSession(ws, options, authenticated, signIn);
-          if (typeof event.data !== "string") {
-            session.sendError(undefined, badRequest("Binary messages are not understood; send JSON text."));
+          const current = open(ws);
+          if (current.closed) return;
+          // A whole message that arrived in one read is delivered before the byte count sees it: checked here too.
+          const size = typeof event.data === "string" ? Buffer.byteLength(event.data) : event.data.byteLength;
+          if (!current.authenticated && size > unauthenticatedBudget) {
+            current.refuseUnread(1009, tooMuchBeforeAuth);
             return;
           }
-          void session.handle(event.data);
+          if (typeof event.data !== "string") {
+            current.sendError(undefined, badRequest("Binary messages are not understood; send JSON text."));
+            return;
+          }
+          void current.handle(event.data);
         },
         onClose() {
           if (session) {

@@ -56,9 +56,15 @@ export function createCalculatorTool(options: CalculatorToolOptions = {}): ToolD
     // Covers the longest wait for a worker, a cold worker start (loading mathjs takes a second, more on a busy
     // machine) and the evaluation bound: the pool's own limits answer first.
     timeoutMs: pool.maxQueueWaitMs + pool.timeoutMs + 20_000,
+    // The pool's queue limit bounds the whole wait: the executor's queue and then the pool's share one budget.
+    maxQueueWaitMs: pool.maxQueueWaitMs,
     // Fair sharing is keyed on the caller (see MathWorkerPool): the user or MCP client the call runs for.
-    handler: async ({ expression }, { signal, userId }) => {
-      const evaluation = await pool.evaluate(expression, { signal, ...(userId ? { caller: userId } : {}) });
+    handler: async ({ expression }, { signal, userId, waitedMs }) => {
+      const evaluation = await pool.evaluate(expression, {
+        signal,
+        ...(userId ? { caller: userId } : {}),
+        maxWaitMs: pool.maxQueueWaitMs - (waitedMs ?? 0),
+      });
       if (evaluation.ok) return evaluation.text;
       // Time spent waiting is reported apart from the evaluation's own bound.
       const waited =

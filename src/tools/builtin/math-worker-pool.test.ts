@@ -3,6 +3,7 @@ import { resultText } from "../normalize-tool-result.js";
 import { ToolExecutor } from "../tool-executor.js";
 import { ToolRegistry } from "../tool-registry.js";
 import { createCalculatorTool } from "./calculator.js";
+import { MathWorker } from "./math-worker.js";
 import { MathWorkerPool } from "./math-worker-pool.js";
 
 // Size 2 on purpose: the smallest pool the calculator uses, and the one where a flood hurts most.
@@ -32,6 +33,33 @@ describe("MathWorkerPool", () => {
     for (const result of await Promise.all(flood)) {
       expect(result.isError).toBe(true);
       expect(resultText(result)).toMatch(/longer than 2 s|busy/);
+    }
+  }, 120_000);
+
+  it("a worker restarting after one caller's overrun stays that caller's until it is ready: another's 2+2 does not wait for it", async () => {
+    const workers = [new MathWorker({ timeoutMs: 300 }), new MathWorker({ timeoutMs: 300 })];
+    const restarting = new MathWorkerPool({ workers, maxQueueWaitMs: 20_000 });
+    try {
+      await restarting.warmUp();
+      const flood = Array.from({ length: 2 }, () =>
+        restarting.evaluate(HEAVY, { caller: "flood" }).catch(() => undefined),
+      );
+      // The flood's first evaluation overran: its worker was killed and a fresh one is loading mathjs.
+      while (!workers.some((worker) => worker.workersStarted > 1))
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      const started = performance.now();
+      const quick = await restarting.evaluate("2+2", { caller: "other" });
+      const elapsed = performance.now() - started;
+      expect(quick).toMatchObject({ ok: true, text: "4" });
+      // Answered by the worker the flood did not break, while the other one still starts: it used to be handed the
+      // restarting one and wait for mathjs to load (seconds from source on a busy machine).
+      expect(workers.some((worker) => !worker.ready)).toBe(true);
+      expect(elapsed).toBeLessThan(1000);
+      console.log(`2+2 while the flood's worker restarts: ${elapsed.toFixed(0)} ms`);
+      restarting.close();
+      await Promise.all(flood);
+    } finally {
+      restarting.close();
     }
   }, 120_000);
 

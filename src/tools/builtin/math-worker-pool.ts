@@ -26,6 +26,11 @@ export interface PoolEvaluateOptions {
    */
   caller?: string;
   signal?: AbortSignal;
+  /**
+   * Longest wait in the queue for this evaluation, when part of the pool's `maxQueueWaitMs` was already spent
+   * waiting elsewhere (the executor's queue); capped at the pool's own limit.
+   */
+  maxWaitMs?: number;
 }
 
 interface Job {
@@ -122,6 +127,7 @@ export class MathWorkerPool {
   evaluate(expression: string, options: PoolEvaluateOptions = {}): Promise<PoolEvaluation> {
     const caller = options.caller ?? "anonymous";
     const { signal } = options;
+    const maxWaitMs = Math.max(0, Math.min(this.#maxQueueWaitMs, options.maxWaitMs ?? this.#maxQueueWaitMs));
     return new Promise((resolve, reject) => {
       if (signal?.aborted) {
         reject(signal.reason);
@@ -163,7 +169,7 @@ export class MathWorkerPool {
             message: `The calculator is busy: this calculation waited ${seconds(this.#maxQueueWaitMs)} for a free worker and was not run. Try again in a moment.`,
           }),
         );
-      }, this.#maxQueueWaitMs);
+      }, maxWaitMs);
       job.timer.unref?.();
       signal?.addEventListener("abort", job.onAbort, { once: true });
       if (mine) mine.push(job);
@@ -206,13 +212,20 @@ export class MathWorkerPool {
     job.signal?.removeEventListener("abort", job.onAbort);
     const queuedMs = Math.round(performance.now() - job.queuedAt);
     this.#running.set(job.caller, (this.#running.get(job.caller) ?? 0) + 1);
-    const done = () => {
+    const release = () => {
       const left = (this.#running.get(job.caller) ?? 1) - 1;
       if (left > 0) this.#running.set(job.caller, left);
       else this.#running.delete(job.caller);
       if (left <= 0 && !this.#queues.has(job.caller)) this.#lastServed.delete(job.caller); // forget idle callers
       this.#idle.push(worker);
       this.#dispatch();
+    };
+    // An evaluation that overran its bound killed its worker: the replacement loading mathjs (a second, several on a
+    // busy machine) is still that caller's use of the worker. Released at once, the worker would be handed on while
+    // starting — the next caller's `2+2` waiting for the restart the flood caused, and the flood holding two workers.
+    const done = () => {
+      if (worker.ready) release();
+      else void worker.whenReady().then(release);
     };
     worker.evaluate(job.expression, job.signal).then(
       (evaluation) => {

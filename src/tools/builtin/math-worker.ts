@@ -46,6 +46,8 @@ export class MathWorker {
   #nextId = 1;
   #started = 0;
   #closed = false;
+  /** Waiting for a worker process that can evaluate (see whenReady). */
+  #readyWaiters: Array<() => void> = [];
 
   constructor(options: MathWorkerOptions = {}) {
     this.#timeoutMs = options.timeoutMs ?? 2000;
@@ -69,6 +71,26 @@ export class MathWorker {
   /** Start the worker process now and wait until it can evaluate (the first start loads mathjs: about a second). */
   warmUp(): Promise<void> {
     return this.evaluate("0").then(() => undefined);
+  }
+
+  /** Whether a worker process is running and can evaluate at once (false while one starts, e.g. after a timeout). */
+  get ready(): boolean {
+    return this.#ready;
+  }
+
+  /**
+   * Resolves once a worker process can evaluate — at once when one can, else when the one starting has loaded mathjs
+   * (or has failed to start, or the worker was closed: nothing waits for ever).
+   */
+  whenReady(): Promise<void> {
+    if (this.#ready || (!this.#child && this.#queue.length === 0 && !this.#current)) return Promise.resolve();
+    return new Promise((resolve) => this.#readyWaiters.push(resolve));
+  }
+
+  #wakeReadyWaiters(): void {
+    const waiters = this.#readyWaiters;
+    this.#readyWaiters = [];
+    for (const wake of waiters) wake();
   }
 
   /** Start the worker process without waiting for it (a pool starts its spares so a first call finds one ready). */
@@ -103,6 +125,7 @@ export class MathWorker {
   /** Stop the worker; queued and running evaluations are rejected. A later evaluate() starts a new one. */
   close(): void {
     this.#closed = true;
+    this.#wakeReadyWaiters();
     const pending = [...(this.#current ? [this.#current] : []), ...this.#queue];
     this.#queue = [];
     this.#finishCurrent();
@@ -148,6 +171,7 @@ export class MathWorker {
       if (child !== this.#child) return;
       if ("ready" in message) {
         this.#ready = true;
+        this.#wakeReadyWaiters();
         this.#pump();
         return;
       }
@@ -182,6 +206,7 @@ export class MathWorker {
       this.#restart();
       return;
     }
+    if (!wasReady) this.#wakeReadyWaiters();
     if (!wasReady && this.#queue.length > 0) {
       // The worker could not even start: fail what waits instead of restarting in a loop.
       const failed = this.#queue;

@@ -18,6 +18,8 @@ export interface CompletionPlan {
   prefix?: string;
   schema?: GbnfJsonSchema;
   suffix?: string;
+  /** Tokens to generate, when the request's `max_tokens` (or the default 16) would cut the planned value short. */
+  maxTokens?: number;
 }
 
 /** How to answer one `/v1/chat/completions` request: text, or these calls (name chosen by grammar when absent). */
@@ -176,7 +178,26 @@ export async function startLlamaOpenAIServer(options: LlamaServerOptions): Promi
     streams.push(log);
     const plan = options.completionPlan?.(body) ?? {};
     const id = `cmpl-${completionRequests.length}`;
-    const chunk = (text: string, finish: string | null) =>
+    // Without `stream: true` (OpenAI's default is false) the whole completion goes as one JSON body at the end.
+    const streaming = body.stream === true;
+    let whole = "";
+    const chunk = (text: string, finish: string | null) => {
+      if (!streaming) {
+        whole += text;
+        if (finish !== null) {
+          const completion = {
+            id,
+            object: "text_completion",
+            created: 1,
+            model: "tiny",
+            choices: [{ index: 0, text: whole, logprobs: null, finish_reason: finish }],
+            usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+          };
+          log.push(JSON.stringify(completion));
+          res.end(JSON.stringify(completion));
+        }
+        return;
+      }
       sse(res, log, {
         id,
         object: "text_completion",
@@ -184,8 +205,9 @@ export async function startLlamaOpenAIServer(options: LlamaServerOptions): Promi
         model: "tiny",
         choices: [{ index: 0, text, logprobs: null, finish_reason: finish }],
       });
-    res.writeHead(200, { "content-type": "text/event-stream" });
-    res.write(": keepalive 0/1\n\n");
+    };
+    res.writeHead(200, { "content-type": streaming ? "text/event-stream" : "application/json" });
+    if (streaming) res.write(": keepalive 0/1\n\n");
     const stops = typeof body.stop === "string" ? [body.stop] : (body.stop ?? []);
     const strip = options.stripMarkup;
     let produced = "";
@@ -195,7 +217,7 @@ export async function startLlamaOpenAIServer(options: LlamaServerOptions): Promi
     };
     if (plan.prefix) emit(plan.prefix);
     const generated = await generate(body.prompt + (plan.prefix ?? ""), {
-      maxTokens: body.max_tokens ?? 16,
+      maxTokens: plan.maxTokens ?? body.max_tokens ?? 16,
       ...(plan.schema ? { schema: plan.schema } : { stops }),
       ...(body.seed !== undefined ? { seed: body.seed } : {}),
       onText: emit,
@@ -213,6 +235,7 @@ export async function startLlamaOpenAIServer(options: LlamaServerOptions): Promi
       for (let at = 0; at < produced.length; at += 5) chunk(produced.slice(at, at + 5), null);
     }
     chunk("", finish);
+    if (!streaming) return;
     if (body.stream_options?.include_usage) {
       sse(res, log, {
         id,

@@ -1,6 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import Anthropic from "@anthropic-ai/sdk";
+import { Agent, tool as agentTool, OpenAIProvider, Runner } from "@openai/agents";
+import type { GbnfJsonSchema } from "node-llama-cpp";
 import OpenAI from "openai";
 import type { ChatCompletionFunctionTool } from "openai/resources/chat/completions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -23,6 +26,9 @@ import {
 
 /** The text model writes a hermes call (markers by the plan, the JSON body generated under grammar); with PARALLEL, a second call after it. */
 function plan(body: CompletionRequestBody) {
+  // After a result (a <tool_response> block) the model answers in text, a short one that ends.
+  if (body.prompt.includes("<tool_response>"))
+    return { prefix: "The answer is ", schema: { enum: ["4", "2"] } as GbnfJsonSchema };
   if (!body.prompt.includes("<tools>")) return undefined;
   if (/"arguments":\s?$/.test(body.prompt))
     return {
@@ -159,6 +165,103 @@ describe("/v1/chat/completions over a text-only /v1/completions backend", () => 
       parallel_tool_calls: false,
     });
     expect(single.choices[0]!.message.tool_calls).toHaveLength(1);
+  });
+});
+
+describe("/v1/responses and /v1/messages over a text-only /v1/completions backend: the case no other server covers", () => {
+  const fn = CALCULATOR.function;
+  it("responses.create: a function_call parsed from the text, its output in, a text answer out", async () => {
+    const tools = [{ type: "function" as const, name: fn.name, parameters: fn.parameters!, strict: false }];
+    const first = await client.responses.create({ model: "text-only", input: "What is a small sum?", tools });
+    const call = first.output.find((o) => o.type === "function_call");
+    if (call?.type !== "function_call") throw new Error(JSON.stringify(first.output));
+    expect(EXPRESSIONS).toContain((JSON.parse(call.arguments) as { expression: string }).expression);
+    expect(backend.completionRequests.at(-1)?.prompt).toContain("<tools>");
+    const second = await client.responses
+      .stream({
+        model: "text-only",
+        input: [
+          { role: "user", content: "What is a small sum?" },
+          call,
+          { type: "function_call_output", call_id: call.call_id, output: "4" },
+        ],
+        tools,
+        max_output_tokens: 8,
+      })
+      .finalResponse();
+    // The result reached the backend in the protocol's words; the answer is text.
+    expect(backend.completionRequests.at(-1)?.prompt).toMatch(/<tool_response>\s*4\s*<\/tool_response>/);
+    expect(second.output.map((o) => o.type)).toEqual(["message"]);
+    expect(second.output_text).toMatch(/^The answer is "[42]"$/);
+  });
+
+  it.each([true, false])(
+    "the Agents SDK (Responses mode: %s) runs its calculator on the parsed call and finishes",
+    async (useResponses) => {
+      const expressions: string[] = [];
+      const agent = new Agent({
+        name: "calc",
+        model: "text-only",
+        tools: [
+          agentTool({
+            name: fn.name,
+            description: fn.description ?? "",
+            parameters: fn.parameters as never,
+            strict: false,
+            execute: async (input: unknown) => {
+              expressions.push((input as { expression: string }).expression);
+              return "4";
+            },
+          }),
+        ],
+      });
+      const runner = new Runner({
+        modelProvider: new OpenAIProvider({ baseURL: `${server.url}/v1`, apiKey: "unused", useResponses }),
+        tracingDisabled: true,
+      });
+      const result = await runner.run(agent, "What is a small sum?");
+      expect(expressions).toHaveLength(1);
+      expect(EXPRESSIONS).toContain(expressions[0]);
+      expect(result.finalOutput).toMatch(/^The answer is "[42]"$/);
+    },
+  );
+
+  it("messages.stream: a tool_use block parsed from the text, its tool_result in, a text answer out", async () => {
+    const anthropic = new Anthropic({ baseURL: server.url, apiKey: "unused", maxRetries: 0 });
+    const tools = [{ name: fn.name, input_schema: fn.parameters as Anthropic.Tool.InputSchema }];
+    const first = await anthropic.messages
+      .stream({
+        model: "text-only",
+        max_tokens: 64,
+        messages: [{ role: "user", content: "PARALLEL sums" }],
+        tools,
+      })
+      .finalMessage();
+    expect(first.stop_reason).toBe("tool_use");
+    const uses = first.content.filter((b) => b.type === "tool_use");
+    expect(uses.map((u) => u.type === "tool_use" && u.input)).toEqual([
+      { expression: expect.any(String) },
+      { expression: "1 + 1" },
+    ]);
+    const second = await anthropic.messages.create({
+      model: "text-only",
+      max_tokens: 8,
+      messages: [
+        { role: "user", content: "PARALLEL sums" },
+        { role: "assistant", content: first.content },
+        {
+          role: "user",
+          content: uses.map((u) => ({
+            type: "tool_result" as const,
+            tool_use_id: u.type === "tool_use" ? u.id : "",
+            content: "2",
+          })),
+        },
+      ],
+      tools,
+    });
+    expect(second.content.map((b) => b.type)).toEqual(["text"]);
+    expect(second.stop_reason).toBe("end_turn");
   });
 });
 

@@ -2,6 +2,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import Anthropic from "@anthropic-ai/sdk";
 import { Ajv } from "ajv";
 import OpenAI from "openai";
 import type {
@@ -267,6 +268,116 @@ describe("toolbridge serve with tiny GGUFs in the config's `models`", () => {
       expect(rest.at(-1)!.choices[0]!.finish_reason).toBe("tool_calls");
     },
   );
+});
+
+const RESPONSES_TOOLS = TOOLS.map((t) => ({
+  type: "function" as const,
+  name: t.function.name,
+  description: t.function.description ?? "",
+  parameters: t.function.parameters as Record<string, unknown>,
+  strict: true,
+}));
+const MESSAGES_TOOLS = TOOLS.map((t) => ({
+  name: t.function.name,
+  description: t.function.description ?? "",
+  input_schema: t.function.parameters as Anthropic.Tool.InputSchema,
+}));
+
+/** A call as either API hands it out, checked as the chat API's calls are. */
+function expectValidArguments(name: string, args: unknown, expected?: string) {
+  if (expected) expect(name).toBe(expected);
+  const validate = validators.get(name);
+  expect(validate, `${name} was not offered`).toBeDefined();
+  expect(validate?.(args), JSON.stringify(validate?.errors)).toBe(true);
+}
+
+describe.each(TEXT_AND_NATIVE)("%s through /v1/responses and /v1/messages", (model) => {
+  it("responses: a named tool_choice gives a function_call whose arguments validate; streamed, required gives calls", async () => {
+    const whole = await client.responses.create({
+      model,
+      input: "Go.",
+      tools: RESPONSES_TOOLS,
+      tool_choice: { type: "function", name: "lookup" },
+      max_output_tokens: 120,
+    });
+    const call = whole.output.find((o) => o.type === "function_call");
+    if (call?.type !== "function_call") throw new Error(JSON.stringify(whole.output));
+    expect(call.call_id).toMatch(/^call_[A-Za-z0-9]+$/);
+    expectValidArguments(call.name, JSON.parse(call.arguments), "lookup");
+    expect(whole.usage!.output_tokens).toBeGreaterThan(0);
+    const streamed = await client.responses
+      .stream({
+        model,
+        input: "Do something.",
+        tools: RESPONSES_TOOLS,
+        tool_choice: "required",
+        max_output_tokens: 120,
+      })
+      .finalResponse();
+    const calls = streamed.output.filter((o) => o.type === "function_call");
+    expect(calls.length).toBeGreaterThanOrEqual(1);
+    for (const c of calls)
+      if (c.type === "function_call") expectValidArguments(c.name, JSON.parse(c.arguments));
+    expect(streamed.status).toBe("completed");
+  });
+
+  it("responses: text.format json_schema gives output_text that validates; max_output_tokens cut is incomplete", async () => {
+    const schema = {
+      type: "object",
+      properties: { word: { type: "string", maxLength: 8 } },
+      required: ["word"],
+      additionalProperties: false,
+    };
+    if (model === "tiny") {
+      const json = await client.responses.create({
+        model,
+        input: "Answer in JSON.",
+        text: { format: { type: "json_schema", name: "answer", schema, strict: true } },
+        max_output_tokens: 60,
+      });
+      expect(new Ajv({ strict: false }).compile(schema)(JSON.parse(json.output_text))).toBe(true);
+    }
+    const cut = await client.responses.create({ model, input: "Write a lot.", max_output_tokens: 3 });
+    // These seeds write on past 3 tokens: the answer is cut, and says so.
+    expect(cut.status).toBe("incomplete");
+    expect(cut.incomplete_details?.reason).toBe("max_output_tokens");
+    expect(cut.usage!.output_tokens).toBe(3);
+  });
+
+  it("messages: a named tool gives tool_use whose input validates; streamed, any gives tool_use; max_tokens is reported", async () => {
+    const anthropic = new Anthropic({ baseURL: url, apiKey: "unused", maxRetries: 0 });
+    const whole = await anthropic.messages.create({
+      model,
+      max_tokens: 120,
+      messages: [{ role: "user", content: "Go." }],
+      tools: MESSAGES_TOOLS,
+      tool_choice: { type: "tool", name: "add" },
+    });
+    expect(whole.stop_reason).toBe("tool_use");
+    const use = whole.content.find((b) => b.type === "tool_use");
+    if (use?.type !== "tool_use") throw new Error(JSON.stringify(whole.content));
+    expectValidArguments(use.name, use.input, "add");
+    const streamed = await anthropic.messages
+      .stream({
+        model,
+        max_tokens: 120,
+        messages: [{ role: "user", content: "Do something." }],
+        tools: MESSAGES_TOOLS,
+        tool_choice: { type: "any", disable_parallel_tool_use: true },
+      })
+      .finalMessage();
+    const uses = streamed.content.filter((b) => b.type === "tool_use");
+    expect(uses).toHaveLength(1);
+    for (const u of uses) if (u.type === "tool_use") expectValidArguments(u.name, u.input);
+    expect(streamed.stop_reason).toBe("tool_use");
+    const cut = await anthropic.messages.create({
+      model,
+      max_tokens: 2,
+      messages: [{ role: "user", content: "Write a lot." }],
+    });
+    expect(cut.stop_reason).toBe("max_tokens");
+    expect(cut.usage.output_tokens).toBe(2);
+  });
 });
 
 describe("parallel calls from a native GGUF whose chat template has a parallel-call syntax", () => {

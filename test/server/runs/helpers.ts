@@ -6,6 +6,7 @@ import { createReplayModel, type ReplayTurn } from "../../../src/models/replay-m
 import { RunService } from "../../../src/server/runs-api/run-service.js";
 import { type RunningServer, startServer } from "../../../src/server/start-server.js";
 import { SqliteConversationEraser } from "../../../src/store/sqlite-conversation-eraser.js";
+import { SqliteConversationTitles } from "../../../src/store/sqlite-conversation-titles.js";
 import { SqliteRunEventLog } from "../../../src/store/sqlite-run-event-log.js";
 import { SqliteStore } from "../../../src/store/sqlite-store.js";
 import { ToolExecutor } from "../../../src/tools/tool-executor.js";
@@ -75,7 +76,10 @@ export interface WsClient {
 }
 const WebSocketClass = (
   createRequire(import.meta.url)("ws") as {
-    WebSocket: new (url: string, options?: { headers?: Record<string, string> }) => WsClient;
+    WebSocket: new (
+      url: string,
+      options?: { headers?: Record<string, string>; localAddress?: string },
+    ) => WsClient;
   }
 ).WebSocket;
 
@@ -98,10 +102,17 @@ export class TestSocket {
     });
   }
 
-  /** Connect; rejects with the HTTP status when the upgrade is refused. */
-  static open(url: string, headers: Record<string, string> = {}): Promise<TestSocket> {
+  /**
+   * Connect; rejects with the HTTP status when the upgrade is refused. `localAddress` binds the client end (127.0.0.2,
+   * … are loopback too on Linux: another client address).
+   */
+  static open(
+    url: string,
+    headers: Record<string, string> = {},
+    options: { localAddress?: string } = {},
+  ): Promise<TestSocket> {
     return new Promise((resolve, reject) => {
-      const socket = new WebSocketClass(url, { headers });
+      const socket = new WebSocketClass(url, { headers, ...options });
       socket.on("open", () => resolve(new TestSocket(socket)));
       socket.on("unexpected-response", (_req, res) =>
         reject(Object.assign(new Error("refused"), { status: res.statusCode })),
@@ -181,6 +192,8 @@ export async function openServer(
   const events = new SqliteRunEventLog(store.db);
   const tools = options.tools ?? createTestTools();
   const executor = new ToolExecutor(tools.registry, { redact: false });
+  const eraser = new SqliteConversationEraser(store.db);
+  const titles = new SqliteConversationTitles(store.db);
   const service = new RunService({
     models: {
       names: () => ["replay", "slow"],
@@ -191,7 +204,12 @@ export async function openServer(
     store,
     events,
     executor,
-    conversations: new SqliteConversationEraser(store.db),
+    conversations: {
+      erase: (id) => eraser.erase(id),
+      unfinishedRuns: (id) => eraser.unfinishedRuns(id),
+      titles: (ids) => titles.titles(ids),
+      rename: (id, title) => titles.rename(id, title),
+    },
   });
   const recovered = await service.recover();
   const server: RunningServer = await startServer({

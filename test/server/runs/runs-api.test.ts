@@ -234,6 +234,96 @@ describe("Runs API: cancel, listing, conversations", () => {
     await s.service.settled(runId);
     expect((await getJson(`${s.url}/api/runs/${runId}`)).body.status).toBe("finished");
   });
+
+  it("refuses to delete a conversation whose run is paused for approval (409 naming it); the decision still stands", async () => {
+    const s = await server();
+    const { runId, conversationId } = (await postJson(`${s.url}/api/runs`, { message: "delete" })).body;
+    await untilPaused(s.url, runId);
+    const before = (await getJson(`${s.url}/api/runs/${runId}`)).body;
+    expect(before.pending).toHaveLength(1);
+    for (const query of ["", "?cancelRuns=false"]) {
+      const refused = await fetch(`${s.url}/api/conversations/${conversationId}${query}`, {
+        method: "DELETE",
+      });
+      expect(refused.status).toBe(409);
+      const { message } = ((await refused.json()) as { error: { message: string } }).error;
+      expect(message).toMatch(`has a run paused for approval (${runId})`);
+      expect(message).toMatch("?cancelRuns=true");
+    }
+    const bad = await fetch(`${s.url}/api/conversations/${conversationId}?cancelRuns=yes`, {
+      method: "DELETE",
+    });
+    expect(bad.status).toBe(400);
+    // Nothing changed: the run still waits, and the person's decision still runs the call.
+    expect((await getJson(`${s.url}/api/runs/${runId}`)).body).toEqual(before);
+    expect((await getJson(`${s.url}/api/conversations/${conversationId}`)).status).toBe(200);
+    const decided = await postJson(`${s.url}/api/runs/${runId}/decisions`, {
+      decisions: [{ callId: before.pending[0].callId, decision: "approve" }],
+    });
+    expect(decided.status).toBe(200);
+    await s.service.settled(runId);
+    expect(s.tools.executed.map((e) => e.args)).toEqual([{ path: "/tmp/old.log" }]);
+    // Once the run is over, the conversation can go.
+    expect((await fetch(`${s.url}/api/conversations/${conversationId}`, { method: "DELETE" })).status).toBe(
+      200,
+    );
+  });
+
+  it("?cancelRuns=true cancels the paused run first (its call denied by the deleter), then deletes", async () => {
+    const s = await server();
+    const { runId, conversationId } = (await postJson(`${s.url}/api/runs`, { message: "delete" })).body;
+    const seen = await untilPaused(s.url, runId);
+    const watcher: SseEvent[] = [];
+    const stream = readSse(`${s.url}/api/runs/${runId}/events?after=${seen.at(-1)?.id}`, (e) => {
+      watcher.push(e);
+    });
+    const callId = (await getJson(`${s.url}/api/runs/${runId}`)).body.pending[0].callId;
+    const deleted = await fetch(`${s.url}/api/conversations/${conversationId}?cancelRuns=true`, {
+      method: "DELETE",
+    });
+    expect(deleted.status).toBe(200);
+    expect(await deleted.json()).toEqual({ conversationId, deletedRuns: [runId], cancelledRuns: [runId] });
+    // A client watching the run saw it end, its call denied, before it went.
+    expect((await stream).ended).toBe("finished");
+    expect(watcher.map((e) => e.data)).toMatchObject([
+      { type: "approval-decided", callId, decision: "denied", by: "api" },
+      { type: "run-finished", status: "stopped", stopReason: "aborted" },
+    ]);
+    expect((await getJson(`${s.url}/api/conversations/${conversationId}`)).status).toBe(404);
+    expect((await getJson(`${s.url}/api/runs/${runId}`)).status).toBe(404);
+    expect(await s.events.list(runId)).toEqual([]);
+    expect(s.tools.executed).toEqual([]);
+    // The audit log keeps who dropped the decision, and why.
+    expect(await s.store.listAudit(runId)).toContainEqual(
+      expect.objectContaining({
+        action: "deny",
+        actor: "api",
+        callId,
+        detail: { reason: expect.stringMatching(/conversation was deleted/) },
+      }),
+    );
+  });
+
+  it("?cancelRuns=true also stops a run in progress, then deletes", async () => {
+    const turns = [
+      { text: "Hello." },
+      { calls: [{ name: "sleep", arguments: { ms: 5_000, label: "x" } }] },
+      { text: "done" },
+    ];
+    const s = await server(turns);
+    const first = (await postJson(`${s.url}/api/runs`, { message: "one" })).body;
+    await s.service.settled(first.runId);
+    const { runId } = (
+      await postJson(`${s.url}/api/runs`, { message: "wait", conversationId: first.conversationId })
+    ).body;
+    const deleted = await fetch(`${s.url}/api/conversations/${first.conversationId}?cancelRuns=true`, {
+      method: "DELETE",
+    });
+    expect(deleted.status).toBe(200);
+    expect(await deleted.json()).toMatchObject({ cancelledRuns: [runId] });
+    expect((await getJson(`${s.url}/api/runs/${runId}`)).status).toBe(404);
+    expect((await getJson(`${s.url}/api/runs/${first.runId}`)).status).toBe(404);
+  });
 });
 
 describe("Run service: restart recovery", () => {

@@ -21,11 +21,21 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Start serve and resolve with the REST API and WebSocket URLs of its route list. */
-function serve(): Promise<{ child: ChildProcessWithoutNullStreams; api: string; ws: string }> {
-  const child = spawn(process.execPath, [CLI_MAIN, "serve", "--port", "0", "--db", "runs.db"], {
+/** Start serve (on the replay model unless `model` says otherwise) and resolve with its REST API and WebSocket URLs. */
+function serve(
+  model = "replay:turns.jsonl",
+  db = "runs.db",
+): Promise<{ child: ChildProcessWithoutNullStreams; api: string; ws: string }> {
+  const child = spawn(process.execPath, [CLI_MAIN, "serve", "--port", "0", "--db", db], {
     cwd: dir,
-    env: { ...process.env, NO_COLOR: "1", TOOLBRIDGE_MODEL: "replay:turns.jsonl" },
+    // An empty TOOLBRIDGE_MODEL: nothing configured, the bundled demo model.
+    env: {
+      ...process.env,
+      NO_COLOR: "1",
+      TOOLBRIDGE_MODEL: model,
+      TOOLBRIDGE_BASE_URL: "",
+      TOOLBRIDGE_PROVIDER: "",
+    },
   });
   children.push(child);
   return new Promise((resolve, reject) => {
@@ -72,5 +82,49 @@ describe("toolbridge serve: Runs API", { timeout: 120_000 }, () => {
     });
     expect(replayed.map((e) => [e.id, e.data])).toEqual(events.map((e) => [e.id, e.data]));
     expect(await stopped(second.child)).toBe(0);
+  });
+
+  it("answers the first POST /api/runs before the model is loaded; the run shows the load, then its steps", async () => {
+    // A new database and the bundled demo model, as a user's first run after `toolbridge serve`.
+    const { child, api } = await serve("", "first-run.db");
+    const sent = await postJson(`${api}/api/runs`, { message: "what is 15% of 47.50?" });
+    const answeredAt = Date.now();
+    expect(sent.status).toBe(202);
+    const events: SseEvent[] = [];
+    await readSse(`${api}/api/runs/${sent.body.runId}/events`, (e) => {
+      events.push(e);
+    });
+    const types = events.map((e) => e.event);
+    expect(types.slice(0, 2)).toEqual(["run-started", "model-loading"]);
+    const loaded = events.find((e) => e.event === "model-loaded");
+    expect(loaded?.data).toMatchObject({ model: "toolbridge-demo", durationMs: expect.any(Number) });
+    // Every model-loading event (with progress, where node-llama-cpp reported it) comes before model-loaded, and the
+    // first step after it; the 202 was in the client's hands before the server stamped the model loaded.
+    expect(types.lastIndexOf("model-loading")).toBeLessThan(types.indexOf("model-loaded"));
+    expect(types.indexOf("model-loaded")).toBeLessThan(types.indexOf("step-started"));
+    expect(answeredAt).toBeLessThanOrEqual(loaded?.data.at as number);
+    expect(events.at(-1)?.data).toMatchObject({ type: "run-finished", status: "finished" });
+    child.kill("SIGTERM");
+  });
+
+  it("a GGUF that cannot be loaded ends the run with that error, in its events and in GET /api/runs/{id}", async () => {
+    await writeFile(path.join(dir, "broken.gguf"), "not a GGUF file\n");
+    const { child, api } = await serve(path.join(dir, "broken.gguf"), "broken.db");
+    const sent = await postJson(`${api}/api/runs`, { message: "hello" });
+    expect(sent.status).toBe(202);
+    const events: SseEvent[] = [];
+    await readSse(`${api}/api/runs/${sent.body.runId}/events`, (e) => {
+      events.push(e);
+    });
+    expect(events.map((e) => e.event)).toEqual(["run-started", "model-loading", "error", "run-finished"]);
+    const reason = /could not be loaded: Cannot load .*broken\.gguf: Invalid GGUF magic/;
+    expect(events[2]?.data.message).toMatch(reason);
+    expect(events[3]?.data).toMatchObject({ status: "stopped", stopReason: "model-error" });
+    expect((await getJson(`${api}/api/runs/${sent.body.runId}`)).body).toMatchObject({
+      status: "stopped",
+      stopReason: "model-error",
+      error: expect.stringMatching(reason),
+    });
+    child.kill("SIGTERM");
   });
 });

@@ -12,16 +12,22 @@ import type {
 } from "./store.js";
 
 /**
- * Rows of the SQLite store ↔ its records: what each column holds and how JSON columns are read back. Pure (no
- * connection), so the mapping is tested without a database and the store class holds only SQL and transactions.
+ * Rows of the SQL stores (SQLite, PostgreSQL) ↔ their records: what each column holds and how JSON columns are read
+ * back. Pure (no connection), so the mapping is tested without a database and the store classes hold only SQL and
+ * transactions. Both stores' columns have the same names; PostgreSQL hands JSON columns back already parsed and its
+ * times as ISO strings (postgres-connection.ts), so one mapping serves both.
  */
 export type Row = Record<string, unknown>;
 
 export const json = (value: unknown): string => JSON.stringify(value);
 
-/** A JSON column's value, or `fallback` when it is NULL. */
+/** A JSON column's value (text to parse, or what the driver parsed already), or `fallback` when it is NULL. */
 export const parseJson = <T>(text: unknown, fallback: T): T =>
-  typeof text === "string" ? (JSON.parse(text) as T) : fallback;
+  typeof text === "string"
+    ? (JSON.parse(text) as T)
+    : text === null || text === undefined
+      ? fallback
+      : (text as T);
 
 /** The `runs` column of each patchable field. */
 export const RUN_COLUMNS: Readonly<Record<keyof RunPatch, string>> = {
@@ -56,6 +62,7 @@ export function runFromRow(row: Row): RunRecord {
     repairs: Number(row.repairs),
     activeMs: Number(row.active_ms),
     owner: (row.owner as string | null) ?? null,
+    ...("lease_until" in row ? { leaseUntil: (row.lease_until as string | null) ?? null } : {}),
     createdAt: String(row.created_at),
     updatedAt: String(row.updated_at),
   };
@@ -147,7 +154,7 @@ export function stepFromRow(row: Row): StepRecord {
     finishReason: (row.finish_reason as string | null) ?? null,
     text: String(row.text),
     parseErrors: parseJson(row.parse_errors, []),
-    finished: Number(row.finished) === 1,
+    finished: row.finished === true || Number(row.finished) === 1,
     startedAt: String(row.started_at),
     finishedAt: (row.finished_at as string | null) ?? null,
   };

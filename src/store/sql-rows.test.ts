@@ -1,14 +1,14 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import type { AgentMessage } from "../core/agent-message.js";
-import { messageFromRow, messageToColumns, runFromRow, toolCallFromRow } from "./sqlite-rows.js";
+import { messageFromRow, messageToColumns, runFromRow, toolCallFromRow } from "./sql-rows.js";
 
 const row = (message: AgentMessage, resultJson?: ReadonlyMap<CallToolResult, string>) => ({
   role: message.role,
   ...messageToColumns(message, resultJson),
 });
 
-describe("sqlite rows", () => {
+describe("SQL rows", () => {
   it("every message shape reads back as written; only what people and the model said is in content", () => {
     const result: CallToolResult = { content: [{ type: "text", text: "4" }], isError: false };
     const messages: AgentMessage[] = [

@@ -1,0 +1,18 @@
+import { openAIErrorResponse, toOpenAIApiError } from "../openai-api-error.js";
+import { type TurnRouteOptions, turnRoute, type WireApi } from "../turn-route.js";
+import { parseResponsesRequest, type ResponsesRequest } from "./parse-responses-request.js";
+import { buildResponse, ResponsesEventWriter } from "./responses-writer.js";
+
+/** The Responses wire: a `response` object whole, semantic events streamed, errors in OpenAI's shape. */
+export const RESPONSES_API: WireApi<ResponsesRequest> = {
+  parse: parseResponsesRequest,
+  callIdPrefix: "call_",
+  respond: buildResponse,
+  encoder: (request) => new ResponsesEventWriter(request),
+  errorResponse: (error) => openAIErrorResponse(toOpenAIApiError(error)),
+};
+
+/** `POST /v1/responses`. */
+export function responsesHandler(options: TurnRouteOptions) {
+  return turnRoute(RESPONSES_API, options);
+}

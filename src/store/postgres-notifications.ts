@@ -1,0 +1,132 @@
+import type pg from "pg";
+import type { PostgresConnection } from "./postgres-connection.js";
+
+type Handler = (payload: string) => void;
+
+/**
+ * One LISTEN connection for every channel the store's parts follow, re-established when it drops. What arrives is a
+ * hint, never the truth: notifications are lost while the connection is down (and on a server crash or failover), so
+ * after each reconnect every `onReconnect` handler is called to catch up from the tables, and whoever relies on a
+ * channel also polls. A `pg` client whose server restarts emits an error and stays dead (scale.md §4): hence the loop.
+ */
+export class PostgresNotifications {
+  readonly #connection: PostgresConnection;
+  readonly #handlers = new Map<string, Set<Handler>>();
+  readonly #reconnected = new Set<() => void>();
+  #client: pg.Client | undefined;
+  #closed = false;
+  #retry: ReturnType<typeof setTimeout> | undefined;
+  #wait = 100;
+  /** Notifications may have been missed (the connection was down): the next connect tells onReconnect handlers. */
+  #missed = false;
+  #connecting: Promise<void> | undefined;
+  /** Times the connection was (re-)established; tests and logs read it. */
+  connects = 0;
+
+  constructor(connection: PostgresConnection) {
+    this.#connection = connection;
+  }
+
+  /** Whether the LISTEN connection is up right now. */
+  get listening(): boolean {
+    return this.#client !== undefined;
+  }
+
+  /** Connect and LISTEN to the channels handled so far; resolves once listening (or once the first try failed). */
+  start(): Promise<void> {
+    this.#connecting ??= this.#connect().finally(() => {
+      this.#connecting = undefined;
+    });
+    return this.#connecting;
+  }
+
+  /** Call `handler` with the payload of every notification on `channel`. Returns the function that stops it. */
+  on(channel: string, handler: Handler): () => void {
+    let handlers = this.#handlers.get(channel);
+    if (!handlers) {
+      handlers = new Set();
+      this.#handlers.set(channel, handlers);
+      // A LISTEN that fails means the connection is going: ending it makes the loop reconnect and LISTEN again.
+      const client = this.#client;
+      client?.query(`LISTEN ${quoteChannel(channel)}`).catch(() => client.end().catch(() => {}));
+    }
+    handlers.add(handler);
+    return () => handlers.delete(handler);
+  }
+
+  /** Called after the connection came back: notifications sent meanwhile are lost, so read what may have changed. */
+  onReconnect(handler: () => void): () => void {
+    this.#reconnected.add(handler);
+    return () => this.#reconnected.delete(handler);
+  }
+
+  async #connect(): Promise<void> {
+    if (this.#closed) return;
+    const client = this.#connection.newClient();
+    let failed = false;
+    const lost = () => {
+      if (failed) return;
+      failed = true;
+      if (this.#client === client) this.#client = undefined;
+      client.end().catch(() => {});
+      this.#lost();
+    };
+    client.on("error", lost);
+    client.on("end", lost);
+    client.on("notification", (message) => {
+      const handlers = this.#handlers.get(message.channel);
+      if (!handlers) return;
+      for (const handler of [...handlers]) {
+        try {
+          handler(message.payload ?? "");
+        } catch {
+          // A handler's fault stays its own.
+        }
+      }
+    });
+    try {
+      await client.connect();
+      for (const channel of this.#handlers.keys()) await client.query(`LISTEN ${quoteChannel(channel)}`);
+    } catch {
+      lost();
+      return;
+    }
+    if (this.#closed || failed) {
+      client.end().catch(() => {});
+      return;
+    }
+    this.#client = client;
+    this.#wait = 100;
+    this.connects += 1;
+    if (this.#missed) {
+      this.#missed = false;
+      for (const handler of [...this.#reconnected]) handler();
+    }
+  }
+
+  #lost(): void {
+    this.#missed = true;
+    if (this.#closed || this.#retry) return;
+    this.#retry = setTimeout(() => {
+      this.#retry = undefined;
+      void this.start();
+    }, this.#wait);
+    this.#retry.unref?.();
+    this.#wait = Math.min(this.#wait * 2, 2000);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#retry) clearTimeout(this.#retry);
+    await this.#connecting?.catch(() => {});
+    const client = this.#client;
+    this.#client = undefined;
+    await client?.end().catch(() => {});
+  }
+}
+
+/** A channel name as an SQL identifier (LISTEN takes no parameters). Names are ours: lower case and underscores. */
+function quoteChannel(channel: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`bad channel name ${channel}`);
+  return `"${channel}"`;
+}

@@ -1,0 +1,337 @@
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import {
+  adminQuery,
+  createDatabase,
+  dropDatabase,
+  postgresUrl,
+  withDatabase,
+} from "../../test/helpers/postgres.js";
+import { startPostgresCluster } from "../../test/helpers/postgres-cluster.js";
+import { PostgresDatabase } from "./postgres-database.js";
+import { POSTGRES_SCHEMA_VERSION } from "./postgres-migrations.js";
+import { RunFencedError, StoreConflictError } from "./store.js";
+import { StoreOpenError } from "./store-open-error.js";
+
+// What every store does is in test/store/run-store.contract.ts; these are what several instances on one PostgreSQL
+// need: migrations that take turns, leases with fencing, decisions on any instance, surviving a server restart.
+const databases: string[] = [];
+const opened: PostgresDatabase[] = [];
+afterEach(async () => {
+  while (opened.length) await opened.pop()?.close();
+});
+afterAll(async () => {
+  for (const url of databases) await dropDatabase(url);
+});
+
+async function database(): Promise<string> {
+  const url = await createDatabase();
+  databases.push(url);
+  return url;
+}
+
+async function instance(url: string, options: { leaseMs?: number; schema?: string } = {}) {
+  const db = await PostgresDatabase.open(url, options);
+  opened.push(db);
+  return db;
+}
+
+const newRun = (id: string, owner = "a:1") => ({
+  id,
+  conversationId: `c_${id}`,
+  model: "replay",
+  options: {},
+  limits: {},
+  owner,
+  messages: [{ role: "user" as const, content: "hello" }],
+});
+
+const pendingCall = (id: string, position: number) => ({
+  id,
+  position,
+  name: "t",
+  arguments: { n: position },
+  state: "pending" as const,
+  approval: {
+    policy: "ask" as const,
+    decision: "pending" as const,
+    decidedBy: null,
+    decidedAt: null,
+    reason: null,
+    originalArguments: null,
+  },
+});
+
+const turn = (runId: string, calls: ReturnType<typeof pendingCall>[]) => ({
+  runId,
+  conversationId: `c_${runId}`,
+  step: 1,
+  message: { role: "assistant" as const, content: "", toolCalls: calls.map((c) => ({ ...c })) },
+  finishReason: "tool-calls",
+  calls,
+  parseErrors: [],
+  audit: [],
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.skipIf(!postgresUrl)("PostgresDatabase", () => {
+  it("migrates once when instances start at once, into its own schema, and refuses a newer schema", async () => {
+    const url = await database();
+    // An application's own table of the same name, in the database toolbridge is pointed at.
+    await adminQuery("CREATE TABLE public.runs (id int PRIMARY KEY, note text)", url);
+    await adminQuery("INSERT INTO public.runs VALUES (1, 'the app''s')", url);
+    const started = await Promise.all(Array.from({ length: 4 }, () => instance(url)));
+    expect(started.map((db) => db.schemaVersion)).toEqual([1, 1, 1, 1].map(() => POSTGRES_SCHEMA_VERSION));
+    await started[0]?.store.createRun(newRun("r1"));
+    expect(await started[1]?.store.getRun("r1")).toMatchObject({ id: "r1", status: "running" });
+    const { rows } = await started[0]!.connection.pool.query(
+      "SELECT (SELECT count(*) FROM toolbridge.schema_migrations) AS applied, (SELECT note FROM public.runs) AS app",
+    );
+    expect(rows[0]).toEqual({ applied: POSTGRES_SCHEMA_VERSION, app: "the app's" });
+
+    await adminQuery(
+      `INSERT INTO toolbridge.schema_migrations (version, description) VALUES (${POSTGRES_SCHEMA_VERSION + 1}, 'future')`,
+      url,
+    );
+    await expect(PostgresDatabase.open(url)).rejects.toThrow(/newer than this toolbridge understands/);
+  });
+
+  it("names the database without its password when the server cannot be reached", async () => {
+    const error = await PostgresDatabase.open("postgres://app:s3cret@127.0.0.1:1/app").catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(StoreOpenError);
+    expect((error as Error).message).toContain("postgres://app:***@127.0.0.1:1/app");
+    expect((error as Error).message).not.toContain("s3cret");
+  });
+});
+
+describe.skipIf(!postgresUrl)("PostgresStore leases", () => {
+  it("keeps a run while the heartbeat renews it; once it stops, another instance takes it over and the old owner writes nothing", async () => {
+    const url = await database();
+    // Long enough that a busy machine does not stall the heartbeat (every third of it) past the lease.
+    const a = await instance(url, { leaseMs: 1500 });
+    const b = await instance(url, { leaseMs: 1500 });
+    await a.store.createRun(newRun("r1", "a:1"));
+    // Two lease lengths with A's heartbeat running: B finds nothing to take.
+    await sleep(3000);
+    expect(await b.leases.claimNext("b:1")).toBeUndefined();
+    expect(await b.store.claimRun("r1", "b:1", ["running"], "a:1")).toBe(false);
+
+    // A stops renewing, as a paused process or one cut off from the database would.
+    a.leases.stop();
+    await sleep(1700);
+    const taken = await b.leases.claimNext("b:1");
+    expect(taken).toMatchObject({ id: "r1", status: "running", owner: "b:1" });
+
+    // Every state write of the stale owner is refused, and none of it is kept.
+    const writes = [
+      () => a.store.recordTurn(turn("r1", [pendingCall("x", 0)])),
+      () => a.store.updateRun("r1", { status: "finished", stopReason: "final-answer", owner: null }),
+      () => a.store.claimToolCalls("r1", ["x"]),
+    ];
+    for (const write of writes) await expect(write()).rejects.toBeInstanceOf(RunFencedError);
+    expect(await b.store.listSteps("r1")).toEqual([]);
+    expect(await b.store.getRun("r1")).toMatchObject({ status: "running", owner: "b:1" });
+    // B, the owner now, writes as usual.
+    await b.store.recordTurn(turn("r1", [pendingCall("x", 0)]));
+    expect(await b.store.listToolCalls("r1")).toHaveLength(1);
+  });
+
+  it("tells the owner when its heartbeat finds the run taken over", async () => {
+    const url = await database();
+    const a = await instance(url, { leaseMs: 300 });
+    await a.store.createRun(newRun("r1", "a:1"));
+    const lost: string[] = [];
+    a.leases.onLost((runId) => lost.push(runId));
+    // Taken over while A still beats (as a claim after an expiry A did not notice does it: owner and epoch move on).
+    // Done in SQL, at once: an expiry by hand would race A's heartbeat, which renews every 100 ms.
+    await adminQuery("UPDATE toolbridge.runs SET owner = 'b:1', epoch = epoch + 1", url);
+    await expect.poll(() => lost, { timeout: 2000 }).toEqual(["r1"]);
+    await expect(a.store.updateRun("r1", { activeMs: 1 })).rejects.toThrow(/taken over by another instance/);
+  });
+
+  it("hands every claimable run to exactly one of many concurrent claimers", async () => {
+    const url = await database();
+    const a = await instance(url, { leaseMs: 60_000 });
+    const b = await instance(url, { leaseMs: 60_000 });
+    for (let i = 0; i < 50; i++) {
+      await a.store.createRun(newRun(`r${String(i).padStart(2, "0")}`));
+      await a.store.updateRun(`r${String(i).padStart(2, "0")}`, { status: "paused", owner: null });
+    }
+    // 45 paused with nothing pending (resumable), 5 left running by an owner whose lease expired.
+    await adminQuery(
+      "UPDATE toolbridge.runs SET resumable = (id >= 'r05'), status = CASE WHEN id < 'r05' THEN 'running' ELSE 'paused' END, owner = CASE WHEN id < 'r05' THEN 'dead:1' END, lease_until = CASE WHEN id < 'r05' THEN now() - interval '1 second' END",
+      url,
+    );
+    const claimers = Array.from({ length: 20 }, async (_, i) => {
+      const leases = (i % 2 === 0 ? a : b).leases;
+      const got: string[] = [];
+      for (;;) {
+        const run = await leases.claimNext(`claimer:${i}`);
+        if (!run) return got;
+        got.push(run.id);
+      }
+    });
+    const claimed = (await Promise.all(claimers)).flat();
+    expect(claimed).toHaveLength(50);
+    expect(new Set(claimed).size).toBe(50);
+    expect(
+      (await a.store.listRuns({ status: "running", limit: 100 })).every((r) =>
+        r.owner?.startsWith("claimer:"),
+      ),
+    ).toBe(true);
+  });
+});
+
+describe.skipIf(!postgresUrl)("PostgresStore decisions on any instance", () => {
+  it("lets one of two concurrent decisions win, tells the other who decided, and makes the run resumable with a notification", async () => {
+    const url = await database();
+    const a = await instance(url);
+    const b = await instance(url);
+    await a.store.createRun(newRun("r1"));
+    await a.store.recordTurn(turn("r1", [pendingCall("x", 0), pendingCall("y", 1)]));
+    await a.store.updateRun("r1", { status: "paused", stopReason: "awaiting-approval", owner: null });
+    let claimable = 0;
+    a.leases.onClaimable(() => claimable++);
+
+    await b.store.decideToolCalls("r1", [{ callId: "x", decision: "approved", by: "ann" }]);
+    // One call still pending: not resumable yet.
+    expect(await a.leases.claimNext("a:1")).toBeUndefined();
+
+    const results = await Promise.allSettled([
+      a.store.decideToolCalls("r1", [{ callId: "y", decision: "approved", by: "bob" }]),
+      b.store.decideToolCalls("r1", [{ callId: "y", decision: "approved", by: "eve" }]),
+    ]);
+    const won = results.filter((r) => r.status === "fulfilled");
+    const lost = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+    expect(won).toHaveLength(1);
+    expect(lost[0]?.reason).toBeInstanceOf(StoreConflictError);
+    expect(String(lost[0]?.reason.message)).toMatch(/it was approved by (bob|eve) at 20/);
+    await expect.poll(() => claimable).toBeGreaterThan(0);
+    expect((await a.store.getRun("r1"))?.owner).toBeNull();
+    expect(await b.leases.claimNext("b:1")).toMatchObject({ id: "r1", owner: "b:1", status: "running" });
+    expect(await a.leases.claimNext("a:1")).toBeUndefined();
+  });
+
+  it("a run whose last decision came while it was on its way to the pause is resumable once it pauses", async () => {
+    const url = await database();
+    const a = await instance(url);
+    const b = await instance(url);
+    await a.store.createRun(newRun("r1"));
+    await a.store.recordTurn(turn("r1", [pendingCall("x", 0)]));
+    // Decided on B while A still drives the run (running): nothing to resume yet.
+    await b.store.decideToolCalls("r1", [{ callId: "x", decision: "denied", by: "ann" }]);
+    expect(await b.leases.claimNext("b:1")).toBeUndefined();
+    await a.store.updateRun("r1", { status: "paused", stopReason: "awaiting-approval", owner: null });
+    expect(await b.leases.claimNext("b:1")).toMatchObject({ id: "r1", owner: "b:1" });
+  });
+});
+
+describe.skipIf(!postgresUrl)("PostgresDatabase across a restart of the server", () => {
+  it("carries on: writes wait for the server and go through, the LISTEN connection comes back", {
+    timeout: 60_000,
+  }, async () => {
+    const cluster = await startPostgresCluster();
+    try {
+      const url = withDatabase(cluster.url, "postgres");
+      const a = await instance(url, { leaseMs: 10_000 });
+      const b = await instance(url, { leaseMs: 10_000 });
+      await a.store.createRun(newRun("r1"));
+      const heard: string[] = [];
+      b.events.watch("r1", () => heard.push("event"));
+      expect(await a.events.append("r1", { type: "run-started" })).toBe(1);
+      await expect.poll(() => heard.length).toBe(1);
+
+      cluster.restart();
+      // Every pooled connection was closed by the restart: the next writes reconnect (retried inside the pool).
+      expect(await a.events.append("r1", { type: "step-finished" })).toBe(2);
+      await a.store.recordTurn(turn("r1", [pendingCall("x", 0)]));
+      expect(await b.store.listToolCalls("r1")).toHaveLength(1);
+      await expect.poll(() => b.notifications.connects, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+      // Listening again: B hears A's next event.
+      const before = heard.length;
+      expect(await a.events.append("r1", { type: "run-finished" })).toBe(3);
+      await expect.poll(() => heard.length, { timeout: 5000 }).toBeGreaterThan(before);
+      expect((await b.events.list("r1")).map((r) => r.seq)).toEqual([1, 2, 3]);
+      // The lease survived: A is still the owner.
+      await a.store.updateRun("r1", { activeMs: 5 });
+
+      // Down for a second: what is written meanwhile waits, and is there once the server is back.
+      cluster.stop();
+      const restarting = sleep(1000).then(() => cluster.start());
+      const waiting = Promise.all([
+        a.events.append("r1", { type: "text-delta", text: "late" }),
+        a.store.updateRun("r1", { activeMs: 6 }),
+      ]);
+      await restarting;
+      expect((await waiting)[0]).toBe(4);
+      expect(await b.store.getRun("r1")).toMatchObject({ activeMs: 6, owner: "a:1" });
+    } finally {
+      while (opened.length) await opened.pop()?.close();
+      cluster.destroy();
+    }
+  });
+});
+
+describe.skipIf(!postgresUrl)("PostgresStore leases: whose runs are claimed", () => {
+  it("claims only runs whose options hold the key it asks for (the server's, not the CLI's)", async () => {
+    const url = await database();
+    const a = await instance(url);
+    await a.store.createRun({ ...newRun("cli"), options: { cli: { model: "replay:x" } } });
+    await a.store.createRun({ ...newRun("api"), options: { server: { model: "default" } } });
+    for (const id of ["cli", "api"]) await a.store.updateRun(id, { status: "paused", owner: null });
+    expect((await a.leases.claimNext("b:1", "server"))?.id).toBe("api");
+    expect(await a.leases.claimNext("b:1", "server")).toBeUndefined();
+    expect((await a.leases.claimNext("b:1"))?.id).toBe("cli");
+  });
+});
+
+describe.skipIf(!postgresUrl)("PostgresConversationEraser", () => {
+  it("deletes a conversation's messages (and their search entries), runs, steps, calls and approvals, keeping the audit log", async () => {
+    const url = await database();
+    const db = await instance(url);
+    await db.store.createRun(newRun("r1"));
+    await db.store.recordTurn(turn("r1", [pendingCall("x", 0)]));
+    await db.store.decideToolCalls("r1", [{ callId: "x", decision: "approved", by: "ann" }]);
+    await db.store.createRun({
+      ...newRun("r2"),
+      conversationId: "c_other",
+      messages: [{ role: "user", content: "hello" }],
+    });
+    await db.events.append("r1", { type: "run-started" });
+    // While r1 is running (or paused) its conversation is not deleted: nothing goes.
+    await expect(db.conversations.erase("c_r1")).rejects.toThrow(/r1 \(running\)/);
+    expect(await db.conversations.unfinishedRuns("c_r1")).toEqual([
+      { id: "r1", status: "running", owner: expect.any(String) },
+    ]);
+    await db.store.updateRun("r1", { status: "paused", owner: null });
+    await expect(db.conversations.erase("c_r1")).rejects.toThrow(/r1 \(paused\)/);
+    expect(await db.store.getRun("r1")).toBeDefined();
+    expect(await db.store.claimRun("r1", "a:1", ["paused"], null)).toBe(true);
+    await db.store.updateRun("r1", { status: "finished", stopReason: "final-answer", owner: null });
+    expect((await db.store.searchMemory("hello")).map((h) => h.conversationId).sort()).toEqual([
+      "c_other",
+      "c_r1",
+    ]);
+
+    expect(await db.conversations.erase("c_r1")).toEqual(["r1"]);
+    await db.events.deleteRuns(["r1"]);
+    expect(await db.store.getRun("r1")).toBeUndefined();
+    expect(await db.store.listMessages("c_r1")).toEqual([]);
+    expect(await db.store.listToolCalls("r1")).toEqual([]);
+    expect(await db.events.list("r1")).toEqual([]);
+    expect((await db.store.searchMemory("hello")).map((h) => h.conversationId)).toEqual(["c_other"]);
+    expect((await db.store.listAudit("r1")).map((e) => e.action)).toEqual(["approve"]);
+    expect(await db.conversations.erase("c_r1")).toEqual([]);
+  });
+
+  it("titles conversations: a rename shows in their titles; an unknown one is not renamed", async () => {
+    const db = await instance(await database());
+    await db.store.createRun(newRun("r1"));
+    expect(await db.conversations.titles(["c_r1", "c_none"])).toEqual(new Map([["c_r1", null]]));
+    expect(await db.conversations.rename("c_r1", "Old logs")).toBe(true);
+    expect(await db.conversations.rename("c_none", "x")).toBe(false);
+    expect(await db.conversations.titles(["c_r1"])).toEqual(new Map([["c_r1", "Old logs"]]));
+  });
+});

@@ -1,0 +1,354 @@
+/**
+ * Two real `toolbridge serve` processes (the built bin) on one PostgreSQL database, as behind a load balancer: a run
+ * paused on one is decided on the other, events stream from both in order, an owner killed or paused mid-tool is
+ * taken over (the interrupted call reported, never re-run, the stale owner fenced), a restart of PostgreSQL is ridden
+ * out, tool settings follow. Skipped only where no PostgreSQL server could be started (CI always has one).
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type pg from "pg";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { createDatabase, dropDatabase, postgresMissing, postgresUrl } from "../helpers/postgres.js";
+import { type PostgresCluster, startPostgresCluster } from "../helpers/postgres-cluster.js";
+import { CLI_MAIN } from "../helpers/run-cli.js";
+import { getJson, postJson, readSse, type SseEvent } from "./runs/helpers.js";
+
+const TOOLS = fileURLToPath(new URL("./fixtures/instance-tools.mjs", import.meta.url));
+const { Client } = createRequire(import.meta.url)("pg") as typeof pg;
+
+const dir = mkdtempSync(path.join(tmpdir(), "tb-instances-"));
+const children = new Set<ChildProcessWithoutNullStreams>();
+const databases: string[] = [];
+afterEach(async () => {
+  for (const child of children) {
+    child.kill("SIGCONT");
+    child.kill("SIGKILL");
+  }
+  children.clear();
+});
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  for (const url of databases) await dropDatabase(url);
+});
+
+interface Instance {
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  pid: number;
+  stderr: () => string;
+}
+
+let scenario = 0;
+/** A scenario's folder: its replay turns and its executions log. */
+function scenarioFiles(turns: object[]) {
+  const folder = path.join(dir, `s${++scenario}`);
+  rmSync(folder, { recursive: true, force: true });
+  const file = (name: string) => path.join(folder, name);
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(file("turns.jsonl"), `${turns.map((t) => JSON.stringify(t)).join("\n")}\n`);
+  return {
+    turns: file("turns.jsonl"),
+    executions: file("executions.log"),
+    /** Each handler execution the tools module recorded. */
+    ran: (): Array<{
+      tool: string;
+      runId: string;
+      callId: string;
+      phase: string;
+      pid: number;
+      at: number;
+    }> =>
+      existsSync(file("executions.log"))
+        ? readFileSync(file("executions.log"), "utf8")
+            .split("\n")
+            .filter(Boolean)
+            .map((line) => JSON.parse(line))
+        : [],
+  };
+}
+
+/** `toolbridge serve --db <url>`; resolves once it printed where it listens. */
+function serve(db: string, files: { turns: string; executions: string }, leaseMs: number): Promise<Instance> {
+  const child = spawn(
+    process.execPath,
+    [CLI_MAIN, "serve", "--port", "0", "--db", db, "--tools-module", TOOLS],
+    {
+      cwd: dir,
+      env: {
+        ...process.env,
+        NO_COLOR: "1",
+        TOOLBRIDGE_MODEL: `replay:${files.turns}`,
+        TOOLBRIDGE_RUN_LEASE_MS: String(leaseMs),
+        TB_EXECUTIONS: files.executions,
+      },
+    },
+  );
+  children.add(child);
+  let out = "";
+  let err = "";
+  child.stderr.on("data", (chunk) => {
+    err += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      const found = / on (http:\/\/\S+) \(/.exec(out);
+      if (found) resolve({ child, url: found[1] as string, pid: child.pid as number, stderr: () => err });
+    });
+    child.on("exit", (code) => reject(new Error(`serve exited ${code} before listening: ${err}`)));
+  });
+}
+
+async function sql<T = Record<string, unknown>>(
+  db: string,
+  text: string,
+  params: unknown[] = [],
+): Promise<T[]> {
+  const client = new Client({ connectionString: db });
+  await client.connect();
+  try {
+    return (await client.query(text, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 20_000,
+) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Every event of a run's SSE stream from the start, until run-finished. */
+function collect(url: string, runId: string, into: SseEvent[]) {
+  return readSse(`${url}/api/runs/${runId}/events`, (event) => {
+    into.push(event);
+  });
+}
+
+const ids = (events: SseEvent[]) => events.map((e) => e.id);
+const oneToN = (events: SseEvent[]) => Array.from({ length: events.length }, (_, i) => i + 1);
+
+describe.skipIf(!postgresUrl)(
+  `toolbridge serve: two instances on one PostgreSQL${postgresUrl ? "" : ` — ${postgresMissing}`}`,
+  { timeout: 120_000 },
+  () => {
+    it("pauses on A, is listed and decided on B, streams every event in order on both, and a second decision is a 409", async () => {
+      const db = await createDatabase();
+      databases.push(db);
+      const files = scenarioFiles([
+        { text: "I will delete it.", calls: [{ name: "delete_file", arguments: { path: "/tmp/old.log" } }] },
+        { text: "Deleted /tmp/old.log." },
+      ]);
+      const [a, b] = await Promise.all([serve(db, files, 5000), serve(db, files, 5000)]);
+      const { runId } = (await postJson(`${a.url}/api/runs`, { message: "delete /tmp/old.log" })).body as {
+        runId: string;
+      };
+      const onA: SseEvent[] = [];
+      const onB: SseEvent[] = [];
+      const streams = [collect(a.url, runId, onA), collect(b.url, runId, onB)];
+
+      // B sees the run A paused, with its pending call (from the database, not from A's memory).
+      const paused = await until("B to list the paused run", async () => {
+        const list = (await getJson(`${b.url}/api/runs?status=paused`)).body as {
+          data: Array<{ runId: string }>;
+        };
+        return list.data.find((r) => r.runId === runId);
+      });
+      expect(paused).toBeDefined();
+      const view = (await getJson(`${b.url}/api/runs/${runId}`)).body as {
+        pending: Array<{ callId: string }>;
+      };
+      expect(view.pending).toMatchObject([{ name: "delete_file" }]);
+      expect(files.ran()).toEqual([]);
+      const callId = view.pending[0]?.callId as string;
+
+      const decided = await postJson(`${b.url}/api/runs/${runId}/decisions`, {
+        decisions: [{ callId, decision: "approve" }],
+      });
+      expect(decided.status).toBe(200);
+      await Promise.all(streams);
+
+      expect(onA.at(-1)?.data).toMatchObject({
+        type: "run-finished",
+        status: "finished",
+        answer: "Deleted /tmp/old.log.",
+      });
+      expect(ids(onA)).toEqual(oneToN(onA));
+      expect(onB.map((e) => [e.id, e.data])).toEqual(onA.map((e) => [e.id, e.data]));
+      expect(onA.map((e) => e.event)).toEqual(
+        expect.arrayContaining(["run-paused", "approval-decided", "run-resumed", "tool-result"]),
+      );
+      expect(files.ran().filter((r) => r.runId === runId)).toHaveLength(1);
+
+      const again = await postJson(`${a.url}/api/runs/${runId}/decisions`, {
+        decisions: [{ callId, decision: "approve" }],
+      });
+      expect(again.status).toBe(409);
+      expect(JSON.stringify(again.body)).toMatch(/already decided: it was approved by api at 20/);
+    });
+
+    it("takes a run over after its owner is killed mid-tool: the call is reported interrupted, not run again, and the run finishes", async () => {
+      const db = await createDatabase();
+      databases.push(db);
+      const files = scenarioFiles([
+        { calls: [{ name: "slow_step", arguments: { ms: 5000 } }] },
+        { text: "Finished after the interruption." },
+      ]);
+      const [a, b] = await Promise.all([serve(db, files, 1500), serve(db, files, 1500)]);
+      const { runId } = (await postJson(`${a.url}/api/runs`, { message: "slow" })).body as { runId: string };
+      await until("the slow tool to start on A", () => files.ran().find((r) => r.phase === "start"));
+      a.child.kill("SIGKILL");
+
+      const finished = await until("B to finish the run", async () => {
+        const run = (await getJson(`${b.url}/api/runs/${runId}`)).body as { status: string };
+        return run.status === "finished" ? run : undefined;
+      });
+      expect(finished).toMatchObject({ answer: "Finished after the interruption." });
+      const [call] = await sql<{ state: string }>(
+        db,
+        "SELECT state FROM toolbridge.tool_calls WHERE run_id = $1",
+        [runId],
+      );
+      expect(call?.state).toBe("interrupted");
+      // Started once, by A; never by B.
+      expect(
+        files
+          .ran()
+          .filter((r) => r.phase === "start")
+          .map((r) => r.pid),
+      ).toEqual([a.pid]);
+      const events: SseEvent[] = [];
+      await collect(b.url, runId, events);
+      expect(ids(events)).toEqual(oneToN(events));
+      const result = events.find((e) => e.event === "tool-result");
+      expect(result?.data).toMatchObject({ status: "interrupted" });
+      expect(events.at(-1)?.data).toMatchObject({ type: "run-finished", status: "finished" });
+    });
+
+    it("fences a stale owner: paused (SIGSTOP) past its lease, then continued, it writes nothing after the takeover", async () => {
+      const db = await createDatabase();
+      databases.push(db);
+      const files = scenarioFiles([
+        { calls: [{ name: "slow_step", arguments: { ms: 3000 } }] },
+        { text: "Done on B." },
+      ]);
+      // 2 s: long enough that B's heartbeat, on a busy machine, keeps its lease once it took the run over.
+      const [a, b] = await Promise.all([serve(db, files, 2000), serve(db, files, 2000)]);
+      const { runId } = (await postJson(`${a.url}/api/runs`, { message: "slow" })).body as { runId: string };
+      await until("the slow tool to start on A", () => files.ran().find((r) => r.phase === "start"));
+      a.child.kill("SIGSTOP");
+      await until(
+        "B to finish the run",
+        async () =>
+          ((await getJson(`${b.url}/api/runs/${runId}`)).body as { status: string }).status === "finished",
+      );
+      const snapshot = async () => ({
+        run: await sql(
+          db,
+          "SELECT status, owner, epoch, step_count, answer FROM toolbridge.runs WHERE id = $1",
+          [runId],
+        ),
+        calls: await sql(
+          db,
+          "SELECT id, state, outcome, result FROM toolbridge.tool_calls WHERE run_id = $1",
+          [runId],
+        ),
+        steps: await sql(db, "SELECT step, finished FROM toolbridge.steps WHERE run_id = $1", [runId]),
+        events: await sql(db, "SELECT seq, data FROM toolbridge.run_events WHERE run_id = $1 ORDER BY seq", [
+          runId,
+        ]),
+        messages: await sql(db, "SELECT id FROM toolbridge.messages ORDER BY id"),
+      });
+      const before = await snapshot();
+      expect(before.run[0]).toMatchObject({ status: "finished", answer: "Done on B." });
+
+      a.child.kill("SIGCONT");
+      // A wakes up with its slow tool about to return and its heartbeat overdue; give it time to try everything.
+      await until(`A's tool to end (A: ${a.child.exitCode ?? "alive"})`, () =>
+        files.ran().find((r) => r.phase === "end" && r.pid === a.pid),
+      ).catch((error: Error) => {
+        throw new Error(
+          `${error.message}; A's stderr: ${a.stderr()}; exit ${a.child.exitCode} ${a.child.signalCode}`,
+        );
+      });
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      expect(await snapshot()).toEqual(before);
+      expect(files.ran().filter((r) => r.phase === "start")).toHaveLength(1);
+      // A is alive and serving: it only gave the run up.
+      expect((await getJson(`${a.url}/api/runs/${runId}`)).body).toMatchObject({ status: "finished" });
+    });
+
+    it("applies tool settings changed on one instance on the other within a second", async () => {
+      const db = await createDatabase();
+      databases.push(db);
+      const files = scenarioFiles([{ text: "hi" }]);
+      const [a, b] = await Promise.all([serve(db, files, 5000), serve(db, files, 5000)]);
+      const enabled = async () =>
+        ((await getJson(`${b.url}/api/tools/slow_step`)).body as { enabled: boolean }).enabled;
+      expect(await enabled()).toBe(true);
+      const changed = await fetch(`${a.url}/api/tools/slow_step`, {
+        method: "PATCH",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ enabled: false }),
+      });
+      expect(changed.status).toBe(200);
+      const at = Date.now();
+      await until("B to see the change", async () => (await enabled()) === false, 5000);
+      expect(Date.now() - at).toBeLessThan(1000);
+    });
+  },
+);
+
+describe.skipIf(!postgresUrl)(
+  "toolbridge serve: two instances across a PostgreSQL restart",
+  { timeout: 120_000 },
+  () => {
+    let cluster: PostgresCluster | undefined;
+    afterAll(() => cluster?.destroy());
+
+    it("carries on on both instances, and no event is lost", async () => {
+      cluster = await startPostgresCluster();
+      const db = cluster.url;
+      const files = scenarioFiles([
+        { calls: [{ name: "slow_step", arguments: { ms: 3000 } }] },
+        { text: "Done after the restart." },
+      ]);
+      const [a, b] = await Promise.all([serve(db, files, 10_000), serve(db, files, 10_000)]);
+      const { runId } = (await postJson(`${a.url}/api/runs`, { message: "slow" })).body as { runId: string };
+      const onA: SseEvent[] = [];
+      const onB: SseEvent[] = [];
+      const streams = [collect(a.url, runId, onA), collect(b.url, runId, onB)];
+      await until("the slow tool to start", () => files.ran().find((r) => r.phase === "start"));
+      cluster.restart();
+      await Promise.all(streams);
+      const logged = await sql<{ seq: number; type: string }>(
+        db,
+        "SELECT seq, type FROM toolbridge.run_events WHERE run_id = $1 ORDER BY seq",
+        [runId],
+      );
+      expect(onA.at(-1)?.data).toMatchObject({ type: "run-finished", answer: "Done after the restart." });
+      expect(ids(onA)).toEqual(logged.map((e) => Number(e.seq)));
+      expect(ids(onA)).toEqual(oneToN(onA));
+      expect(onB.map((e) => [e.id, e.data])).toEqual(onA.map((e) => [e.id, e.data]));
+      expect(files.ran().filter((r) => r.phase === "start")).toHaveLength(1);
+      // Both still work: a new run started on B after the restart finishes.
+      const second = (await postJson(`${b.url}/api/runs`, { message: "again" })).body as { runId: string };
+      const events: SseEvent[] = [];
+      await collect(a.url, second.runId, events);
+      expect(events.at(-1)?.data).toMatchObject({ type: "run-finished", status: "finished" });
+    });
+  },
+);

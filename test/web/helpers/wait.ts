@@ -1,0 +1,37 @@
+import type { Locator } from "playwright-core";
+
+/** Poll `probe` until it returns something truthy (or throw with `what` after `timeoutMs`). */
+export async function until<T>(
+  what: string,
+  probe: () => T | Promise<T>,
+  timeoutMs = 20_000,
+): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value) return value as NonNullable<T>;
+      last = value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out waiting for ${what}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Wait until the locator's element carries `data-phase` = phase. */
+export function phaseOf(card: Locator, phase: string, timeoutMs = 30_000): Promise<boolean> {
+  return until(`phase ${phase}`, async () => (await card.getAttribute("data-phase")) === phase, timeoutMs);
+}
+
+export async function json<T = unknown>(url: string, init?: RequestInit): Promise<T> {
+  const response = await fetch(url, init);
+  if (!response.ok)
+    throw new Error(`${init?.method ?? "GET"} ${url}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
