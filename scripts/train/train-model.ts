@@ -6,7 +6,9 @@
  *   3. train.py: PyTorch on the CPU (Debian's python3-torch; TOOLBRIDGE_TRAIN_PYTHON overrides /usr/bin/python3),
  *      checkpointing every few minutes; run again after an interruption and it resumes from the checkpoint, taking
  *      exactly the steps an uninterrupted run takes (`--fresh` starts over);
- *   4. export-gguf.ts: models/toolbridge-demo.gguf.
+ *   4. export-gguf.ts: models/toolbridge-demo.gguf for generation 1 (the shipped model), .train/gen2.gguf for
+ *      generation 2 (a candidate: `npm run eval-model -- --model .train/gen2.gguf`, and
+ *      `TOOLBRIDGE_E2E_MODEL=.train/gen2.gguf npx vitest run test/e2e/bundled-model.test.ts`), unless --out says.
  * Data, weights, checkpoints and logs stay in .train/ (git-ignored by its own .gitignore). Then `npm run eval-model`.
  */
 import { spawnSync } from "node:child_process";
@@ -24,7 +26,9 @@ const { values } = parseArgs({
     threads: { type: "string", default: "1" },
     // Generation 2 starts from generation 1's weights: this file, or (default) the one committed at GENERATION_1.
     "init-from": { type: "string" },
-    out: { type: "string", default: "models/toolbridge-demo.gguf" },
+    // Generation 1 is the shipped model; generation 2 is a candidate until it beats it (README, "The bundled demo
+    // model"), so it is written beside its data, not over the shipped file.
+    out: { type: "string" },
     fresh: { type: "boolean", default: false },
   },
 });
@@ -71,6 +75,7 @@ if (!recipe) {
 const steps = values.steps ?? String(recipe.steps);
 const work = `.train/gen${values.generation}`;
 const dataDir = `${work}/data`;
+const out = values.out ?? (values.generation === "1" ? "models/toolbridge-demo.gguf" : `${work}.gguf`);
 const weightsDir = `${work}/weights`;
 
 function step(title: string, command: string, args: string[]): void {
@@ -209,7 +214,7 @@ step("export", process.execPath, [
   "--pieces",
   `${dataDir}/pieces.json`,
   "--out",
-  values.out,
+  out,
   "--history",
   values.generation === "1" ? "1" : String(BUNDLED_MODEL_HISTORY_REQUESTS),
 ]);
