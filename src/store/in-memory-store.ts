@@ -5,6 +5,7 @@ import {
   type AuditEntry,
   type AuditRecord,
   type CallDecision,
+  type CancelRequest,
   type NewRun,
   type NewToolCall,
   type RunPatch,
@@ -117,6 +118,7 @@ export class InMemoryStore implements Store {
       repairs: 0,
       activeMs: 0,
       owner: run.owner,
+      cancelRequest: null,
       createdAt: at,
       updatedAt: at,
     };
@@ -154,6 +156,32 @@ export class InMemoryStore implements Store {
     if (!run || !fromStatuses.includes(run.status) || run.owner !== expectedOwner) return false;
     Object.assign(run, { status: "running", owner, updatedAt: now() });
     return true;
+  }
+
+  async requestCancel(
+    runId: string,
+    request: { by: string; reason: string },
+  ): Promise<RunRecord | undefined> {
+    const run = this.#runs.get(runId);
+    if (!run) return undefined;
+    if (run.status === "running" || run.status === "paused") {
+      const at = now();
+      run.cancelRequest ??= { ...request, at };
+      this.#addAudit(
+        { actor: request.by, action: "cancel-requested", runId, detail: { reason: request.reason } },
+        at,
+      );
+    }
+    return copy(run);
+  }
+
+  async listCancelRequests(runIds: readonly string[]): Promise<Map<string, CancelRequest>> {
+    const found = new Map<string, CancelRequest>();
+    for (const id of runIds) {
+      const request = this.#runs.get(id)?.cancelRequest;
+      if (request) found.set(id, copy(request));
+    }
+    return found;
   }
 
   async listMessages(conversationId: string): Promise<AgentMessage[]> {

@@ -153,6 +153,14 @@ CREATE TABLE tool_settings (
 );
 `,
   },
+  {
+    version: 5,
+    description:
+      "cancel requests: a run's stop asked for by a process that does not drive it (JSON: by, reason, at)",
+    sql: `
+ALTER TABLE runs ADD COLUMN cancel_request TEXT;
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

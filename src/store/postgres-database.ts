@@ -63,6 +63,7 @@ export class PostgresDatabase {
       notifications: this.notifications,
       sql,
       claimableChannel: channel("runs"),
+      cancelChannel: channel("cancels"),
       leaseMs,
     });
     this.store = new PostgresStore({
@@ -70,6 +71,7 @@ export class PostgresDatabase {
       leases: this.leases,
       sql,
       claimableChannel: channel("runs"),
+      cancelChannel: channel("cancels"),
       location: this.location,
       close: () => this.close(),
     });

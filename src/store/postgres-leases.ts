@@ -18,6 +18,7 @@ export class PostgresLeases implements RunLeases {
   readonly #connection: PostgresConnection;
   readonly #sql: (text: string) => string;
   readonly #claimableChannel: string;
+  readonly #cancelChannel: string;
   readonly #held = new Map<string, number>();
   readonly #lost = new Set<string>();
   readonly #lostListeners = new Set<(runId: string) => void>();
@@ -30,12 +31,14 @@ export class PostgresLeases implements RunLeases {
     notifications: PostgresNotifications;
     sql: (text: string) => string;
     claimableChannel: string;
+    cancelChannel: string;
     leaseMs: number;
   }) {
     this.#connection = input.connection;
     this.#notifications = input.notifications;
     this.#sql = input.sql;
     this.#claimableChannel = input.claimableChannel;
+    this.#cancelChannel = input.cancelChannel;
     this.leaseMs = input.leaseMs;
   }
 
@@ -177,6 +180,10 @@ export class PostgresLeases implements RunLeases {
       off();
       offReconnect();
     };
+  }
+
+  onCancelRequested(listener: (runId: string) => void): () => void {
+    return this.#notifications.on(this.#cancelChannel, (runId) => listener(runId));
   }
 
   /** Stop the heartbeat (the store is closing); held leases expire on their own. */

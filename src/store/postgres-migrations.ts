@@ -210,6 +210,14 @@ CREATE TABLE {S}.tool_settings (
 );
 `,
   },
+  {
+    version: 2,
+    description:
+      "cancel requests: a run's stop asked for on an instance that does not drive it (JSON: by, reason, at)",
+    sql: `
+ALTER TABLE {S}.runs ADD COLUMN cancel_request json;
+`,
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.at(-1)?.version ?? 0;

@@ -18,6 +18,7 @@ import {
   type AuditEntry,
   type AuditRecord,
   type CallDecision,
+  type CancelRequest,
   type MemoryHit,
   type NewRun,
   type NewToolCall,
@@ -54,6 +55,8 @@ export interface PostgresStoreParts {
   sql: (text: string) => string;
   /** NOTIFY channel: a run may have become claimable (its payload: the run id). */
   claimableChannel: string;
+  /** NOTIFY channel: a cancel request was recorded for a run (its payload: the run id). */
+  cancelChannel: string;
   location: string;
   /** Closes the whole database (connection, notifications, event log): `store.close()` is how most callers end it. */
   close: () => Promise<void>;
@@ -76,6 +79,7 @@ export class PostgresStore implements Store {
   readonly #db: PostgresConnection;
   readonly #sql: (text: string) => string;
   readonly #claimableChannel: string;
+  readonly #cancelChannel: string;
   readonly #runUpdates = new Map<string, string>();
   readonly #close: () => Promise<void>;
 
@@ -86,6 +90,7 @@ export class PostgresStore implements Store {
     this.leases = parts.leases;
     this.#sql = parts.sql;
     this.#claimableChannel = parts.claimableChannel;
+    this.#cancelChannel = parts.cancelChannel;
   }
 
   async #insertMessage(
@@ -162,6 +167,7 @@ export class PostgresStore implements Store {
       activeMs: 0,
       owner: run.owner,
       leaseUntil,
+      cancelRequest: null,
       createdAt: at,
       updatedAt: at,
     };
@@ -254,6 +260,52 @@ export class PostgresStore implements Store {
     if (!row) return false;
     this.leases.hold(id, Number(row.epoch));
     return true;
+  }
+
+  /**
+   * The request is written by whichever instance received it, not by the run's driver: no epoch to check, but the
+   * run's row lock, taken by the UPDATE as by every write of the run, orders it with them — a claim that takes the
+   * run over commits before it (and the new driver finds the request) or after it (and keeps it). The notification
+   * goes out at commit.
+   */
+  async requestCancel(
+    runId: string,
+    request: { by: string; reason: string },
+  ): Promise<RunRecord | undefined> {
+    const at = now();
+    const row = await this.#db.tx(async (client) => {
+      const { rowCount } = await client.query(
+        this.#sql(
+          `UPDATE {S}.runs SET cancel_request = COALESCE(cancel_request, $2::json)
+           WHERE id = $1 AND status IN ('running', 'paused')`,
+        ),
+        [runId, json({ by: request.by, reason: text(request.reason), at })],
+      );
+      if (rowCount === 1) {
+        await this.#audit(
+          client,
+          { actor: request.by, action: "cancel-requested", runId, detail: { reason: request.reason } },
+          at,
+        );
+        await client.query("SELECT pg_notify($1, $2)", [this.#cancelChannel, runId]);
+      }
+      const { rows } = await client.query(this.#sql("SELECT * FROM {S}.runs WHERE id = $1"), [runId]);
+      return rows[0] as Row | undefined;
+    });
+    return row ? runFromRow(row) : undefined;
+  }
+
+  async listCancelRequests(runIds: readonly string[]): Promise<Map<string, CancelRequest>> {
+    const found = new Map<string, CancelRequest>();
+    if (runIds.length === 0) return found;
+    const rows = await this.#db.query(
+      this.#sql(
+        "SELECT id, cancel_request FROM {S}.runs WHERE id = ANY($1::text[]) AND cancel_request IS NOT NULL",
+      ),
+      [[...runIds]],
+    );
+    for (const row of rows) found.set(String(row.id), parseJson(row.cancel_request, {} as CancelRequest));
+    return found;
   }
 
   async listMessages(conversationId: string): Promise<AgentMessage[]> {

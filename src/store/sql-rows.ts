@@ -3,6 +3,7 @@ import type { AgentMessage, AgentToolCall } from "../core/agent-message.js";
 import type {
   ApprovalRecord,
   AuditRecord,
+  CancelRequest,
   MemoryHit,
   RunPatch,
   RunRecord,
@@ -63,6 +64,9 @@ export function runFromRow(row: Row): RunRecord {
     activeMs: Number(row.active_ms),
     owner: (row.owner as string | null) ?? null,
     ...("lease_until" in row ? { leaseUntil: (row.lease_until as string | null) ?? null } : {}),
+    ...("cancel_request" in row
+      ? { cancelRequest: parseJson<CancelRequest | null>(row.cancel_request, null) }
+      : {}),
     createdAt: String(row.created_at),
     updatedAt: String(row.updated_at),
   };

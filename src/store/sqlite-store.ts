@@ -24,6 +24,7 @@ import {
   type AuditEntry,
   type AuditRecord,
   type CallDecision,
+  type CancelRequest,
   type MemoryHit,
   type NewRun,
   type NewToolCall,
@@ -134,6 +135,7 @@ export class SqliteStore implements Store {
       repairs: 0,
       activeMs: 0,
       owner: run.owner,
+      cancelRequest: null,
       createdAt: at,
       updatedAt: at,
     };
@@ -190,6 +192,38 @@ export class SqliteStore implements Store {
       ).run(owner, now(), id);
       return true;
     });
+  }
+
+  async requestCancel(
+    runId: string,
+    request: { by: string; reason: string },
+  ): Promise<RunRecord | undefined> {
+    const at = now();
+    return this.#write(() => {
+      const row = this.#stmt("SELECT status FROM runs WHERE id = ?").get(runId) as Row | undefined;
+      if (!row) return undefined;
+      if (row.status === "running" || row.status === "paused") {
+        this.#stmt("UPDATE runs SET cancel_request = COALESCE(cancel_request, ?) WHERE id = ?").run(
+          json({ ...request, at }),
+          runId,
+        );
+        this.#audit(
+          { actor: request.by, action: "cancel-requested", runId, detail: { reason: request.reason } },
+          at,
+        );
+      }
+      return runFromRow(this.#stmt("SELECT * FROM runs WHERE id = ?").get(runId) as Row);
+    });
+  }
+
+  async listCancelRequests(runIds: readonly string[]): Promise<Map<string, CancelRequest>> {
+    const found = new Map<string, CancelRequest>();
+    if (runIds.length === 0) return found;
+    const rows = this.#stmt(
+      "SELECT id, cancel_request FROM runs WHERE id IN (SELECT value FROM json_each(?)) AND cancel_request IS NOT NULL",
+    ).all(json(runIds)) as Row[];
+    for (const row of rows) found.set(String(row.id), parseJson(row.cancel_request, {} as CancelRequest));
+    return found;
   }
 
   async listMessages(conversationId: string): Promise<AgentMessage[]> {

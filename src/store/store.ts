@@ -63,8 +63,20 @@ export interface RunRecord {
    * other hosts, see RunLeases); absent for stores where the owner is a process of this host.
    */
   leaseUntil?: string | null;
+  /**
+   * Someone asked for the run to be stopped (RunStore.requestCancel): whoever drives it aborts it and ends it
+   * `aborted`. Kept once the run has ended (who asked, when, why). Absent on stores that do not keep requests.
+   */
+  cancelRequest?: CancelRequest | null;
   createdAt: string;
   updatedAt: string;
+}
+
+/** A request to stop a run, recorded on the run for the process that drives it (which may be another instance). */
+export interface CancelRequest {
+  by: string;
+  reason: string;
+  at: string;
 }
 
 export type RunPatch = Partial<
@@ -198,6 +210,11 @@ export interface RunLeases {
   /** `listener()` when a run may have become claimable (a hint: poll with claimNext as well). */
   onClaimable(listener: () => void): () => void;
   /**
+   * `listener(runId)` when any instance recorded a cancel request for the run (RunStore.requestCancel): a hint, sent
+   * when the request commits; the instance driving the run also polls with listCancelRequests.
+   */
+  onCancelRequested(listener: (runId: string) => void): () => void;
+  /**
    * This process's driver of the run has stopped: stop renewing its lease (still held when a failure left the run
    * running, so that another instance takes it over once it expires) and forget that it was lost.
    */
@@ -237,6 +254,17 @@ export interface RunStore {
     fromStatuses: RunStatus[],
     expectedOwner: string | null,
   ): Promise<boolean>;
+
+  /**
+   * Ask whoever drives the run to stop it, whichever process that is: in one transaction (under the run's row lock,
+   * as every write of the run), record the request on a run that is not over — a second request keeps the first —
+   * with an audit entry (`cancel-requested`, by whom, why); a store shared by several instances tells them
+   * (RunLeases.onCancelRequested). Resolves to the run as it is afterwards (a run already over is returned unchanged);
+   * undefined when there is no such run. Absent: the store keeps no requests (a run is cancelled only where it runs).
+   */
+  requestCancel?(runId: string, request: { by: string; reason: string }): Promise<RunRecord | undefined>;
+  /** Which of these runs carry a cancel request: one read for every run a process drives. */
+  listCancelRequests?(runIds: readonly string[]): Promise<Map<string, CancelRequest>>;
 
   listMessages(conversationId: string): Promise<AgentMessage[]>;
 

@@ -15,7 +15,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createDatabase, dropDatabase, postgresMissing, postgresUrl } from "../helpers/postgres.js";
 import { type PostgresCluster, startPostgresCluster } from "../helpers/postgres-cluster.js";
 import { CLI_MAIN } from "../helpers/run-cli.js";
-import { getJson, postJson, readSse, type SseEvent } from "./runs/helpers.js";
+import { getJson, postJson, readSse, type SseEvent, TestSocket } from "./runs/helpers.js";
 
 const TOOLS = fileURLToPath(new URL("./fixtures/instance-tools.mjs", import.meta.url));
 const { Client } = createRequire(import.meta.url)("pg") as typeof pg;
@@ -291,6 +291,101 @@ describe.skipIf(!postgresUrl)(
       expect((await getJson(`${a.url}/api/runs/${runId}`)).body).toMatchObject({ status: "finished" });
     });
 
+    it("cancels on B a run A drives mid-tool: B answers once the run has ended aborted, both streams end, the call is not run again, a second cancel is a 409", async () => {
+      const db = await createDatabase();
+      databases.push(db);
+      const files = scenarioFiles([
+        { calls: [{ name: "slow_step", arguments: { ms: 20_000 } }] },
+        { text: "Never reached." },
+      ]);
+      const [a, b] = await Promise.all([serve(db, files, 5000), serve(db, files, 5000)]);
+      const { runId } = (await postJson(`${a.url}/api/runs`, { message: "slow" })).body as { runId: string };
+      const onA: SseEvent[] = [];
+      const onB: SseEvent[] = [];
+      const streams = [collect(a.url, runId, onA), collect(b.url, runId, onB)];
+      await until("the slow tool to start on A", () => files.ran().find((r) => r.phase === "start"));
+
+      const cancelled = await postJson(`${b.url}/api/runs/${runId}/cancel`, {});
+      expect(cancelled).toMatchObject({ status: 200, body: { runId, status: "stopped" } });
+      // Answered once the run has ended: every instance reads it stopped at once.
+      for (const instance of [a, b])
+        expect((await getJson(`${instance.url}/api/runs/${runId}`)).body).toMatchObject({
+          status: "stopped",
+          stopReason: "aborted",
+        });
+      await Promise.all(streams);
+      for (const events of [onA, onB]) {
+        expect(events.at(-1)?.data).toMatchObject({
+          type: "run-finished",
+          status: "stopped",
+          stopReason: "aborted",
+        });
+        expect(ids(events)).toEqual(oneToN(events));
+        expect(events.find((e) => e.event === "tool-result")?.data).toMatchObject({ status: "cancelled" });
+      }
+      expect(onB.map((e) => [e.id, e.data])).toEqual(onA.map((e) => [e.id, e.data]));
+      // Started once, by A; nobody went on with the run.
+      expect(
+        files
+          .ran()
+          .filter((r) => r.phase === "start")
+          .map((r) => r.pid),
+      ).toEqual([a.pid]);
+      const audit = await sql<{ actor: string; action: string }>(
+        db,
+        "SELECT actor, action FROM toolbridge.audit_log WHERE run_id = $1 ORDER BY id",
+        [runId],
+      );
+      expect(audit).toEqual([{ actor: "api", action: "cancel-requested" }]);
+      const again = await postJson(`${a.url}/api/runs/${runId}/cancel`, {});
+      expect(again.status).toBe(409);
+      expect(JSON.stringify(again.body)).toMatch(/already stopped \(aborted\)/);
+    });
+
+    it("a cancel outlives the driver it was meant for: A stalls (SIGSTOP) mid-tool, B ends the run once A's lease expired (the call reported interrupted), and A, continued, writes nothing", async () => {
+      const db = await createDatabase();
+      databases.push(db);
+      const files = scenarioFiles([
+        { calls: [{ name: "slow_step", arguments: { ms: 3000 } }] },
+        { text: "Never reached." },
+      ]);
+      const [a, b] = await Promise.all([serve(db, files, 2000), serve(db, files, 2000)]);
+      const { runId } = (await postJson(`${a.url}/api/runs`, { message: "slow" })).body as { runId: string };
+      await until("the slow tool to start on A", () => files.ran().find((r) => r.phase === "start"));
+      a.child.kill("SIGSTOP");
+      // A hears nothing now: B records the request, waits, and takes the run over to end it once A's lease is gone.
+      const cancelled = await postJson(`${b.url}/api/runs/${runId}/cancel`, {});
+      expect(cancelled).toMatchObject({ status: 200, body: { runId, status: "stopped" } });
+      const [call] = await sql<{ state: string; outcome: string }>(
+        db,
+        "SELECT state, outcome FROM toolbridge.tool_calls WHERE run_id = $1",
+        [runId],
+      );
+      expect(call).toEqual({ state: "interrupted", outcome: "interrupted" });
+      const before = await sql(
+        db,
+        "SELECT seq, data FROM toolbridge.run_events WHERE run_id = $1 ORDER BY seq",
+        [runId],
+      );
+      expect(before.at(-1)?.data).toMatchObject({
+        type: "run-finished",
+        status: "stopped",
+        stopReason: "aborted",
+      });
+
+      a.child.kill("SIGCONT");
+      await until("A's tool to end", () => files.ran().find((r) => r.phase === "end" && r.pid === a.pid));
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(
+        await sql(db, "SELECT seq, data FROM toolbridge.run_events WHERE run_id = $1 ORDER BY seq", [runId]),
+      ).toEqual(before);
+      expect((await getJson(`${a.url}/api/runs/${runId}`)).body).toMatchObject({
+        status: "stopped",
+        stopReason: "aborted",
+      });
+      expect(files.ran().filter((r) => r.phase === "start")).toHaveLength(1);
+    });
+
     it("applies tool settings changed on one instance on the other within a second", async () => {
       const db = await createDatabase();
       databases.push(db);
@@ -352,3 +447,42 @@ describe.skipIf(!postgresUrl)(
     });
   },
 );
+
+describe("toolbridge serve: two processes on one SQLite file", { timeout: 120_000 }, () => {
+  it("cancels over /ws on B a run A drives mid-tool: answered once it ended aborted, the call not run again", async () => {
+    const files = scenarioFiles([
+      { calls: [{ name: "slow_step", arguments: { ms: 20_000 } }] },
+      { text: "Never reached." },
+    ]);
+    const db = path.join(dir, `s${scenario}`, "shared.db");
+    const a = await serve(db, files, 5000);
+    const b = await serve(db, files, 5000);
+    const { runId } = (await postJson(`${a.url}/api/runs`, { message: "slow" })).body as { runId: string };
+    await until("the slow tool to start on A", () => files.ran().find((r) => r.phase === "start"));
+    const socket = await TestSocket.open(`${b.url.replace("http", "ws")}/ws`);
+    try {
+      const reply = await socket.request(1, { type: "runs/cancel", runId });
+      expect(reply).toMatchObject({ type: "result", result: { runId, status: "stopped" } });
+    } finally {
+      socket.close();
+    }
+    for (const instance of [a, b])
+      expect((await getJson(`${instance.url}/api/runs/${runId}`)).body).toMatchObject({
+        status: "stopped",
+        stopReason: "aborted",
+      });
+    const events: SseEvent[] = [];
+    await collect(b.url, runId, events);
+    expect(events.at(-1)?.data).toMatchObject({
+      type: "run-finished",
+      status: "stopped",
+      stopReason: "aborted",
+    });
+    expect(
+      files
+        .ran()
+        .filter((r) => r.phase === "start")
+        .map((r) => r.pid),
+    ).toEqual([a.pid]);
+  });
+});

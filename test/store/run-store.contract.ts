@@ -247,6 +247,47 @@ export function runStoreContract(name: string, open: () => Promise<Store> | Stor
       await store.close();
     });
 
+    it("records a cancel request on a run that is not over (the first one stays), audits each, lists it, and keeps it through a claim", async () => {
+      const store = await open();
+      if (!store.requestCancel || !store.listCancelRequests)
+        throw new Error(`${name} keeps no cancel requests: the built-in stores must`);
+      await store.createRun(newRun("r1"));
+      await store.createRun(newRun("r2"));
+      await store.createRun(newRun("r3"));
+      await store.updateRun("r3", { status: "finished", stopReason: "final-answer", owner: null });
+      expect((await store.getRun("r1"))?.cancelRequest).toBeNull();
+
+      const first = await store.requestCancel("r1", { by: "ops", reason: "wrong prompt" });
+      expect(first?.cancelRequest).toMatchObject({ by: "ops", reason: "wrong prompt" });
+      expect(Date.parse(first?.cancelRequest?.at ?? "")).not.toBeNaN();
+      // A second request (a second click, another instance) keeps the first one's who and why.
+      const second = await store.requestCancel("r1", { by: "someone else", reason: "again" });
+      expect(second?.cancelRequest).toEqual(first?.cancelRequest);
+      expect(second?.status).toBe("running");
+      // A run that is over is answered as it is: nothing recorded, nothing audited.
+      expect(await store.requestCancel("r3", { by: "ops", reason: "late" })).toMatchObject({
+        status: "finished",
+        cancelRequest: null,
+      });
+      expect(await store.requestCancel("nope", { by: "ops", reason: "x" })).toBeUndefined();
+
+      const listed = await store.listCancelRequests(["r1", "r2", "r3", "nope"]);
+      expect([...listed.keys()]).toEqual(["r1"]);
+      expect(listed.get("r1")).toEqual(first?.cancelRequest);
+      expect((await store.listCancelRequests([])).size).toBe(0);
+      expect((await store.listAudit("r1")).map((a) => [a.actor, a.action, a.detail])).toEqual([
+        ["ops", "cancel-requested", { reason: "wrong prompt" }],
+        ["someone else", "cancel-requested", { reason: "again" }],
+      ]);
+      expect(await store.listAudit("r3")).toEqual([]);
+
+      // Paused, then taken over by another process: the request is still there for the new driver.
+      await store.updateRun("r1", { status: "paused", owner: null });
+      expect(await store.claimRun("r1", "me:1", ["paused"], null)).toBe(true);
+      expect((await store.getRun("r1"))?.cancelRequest).toEqual(first?.cancelRequest);
+      await store.close();
+    });
+
     it("saves notes and searches them by their words and tags, notes or messages only", async () => {
       const store = await open();
       await store.createRun(newRun("r1"));

@@ -105,4 +105,38 @@ describe.skipIf(!postgresUrl)("RunService on PostgreSQL (two instances in one pr
     await expect.poll(async () => (await b.getRun(runId)).status, { timeout: 10_000 }).toBe("finished");
     expect(tools.executed.filter((e) => e.name === "delete_file")).toHaveLength(1);
   });
+
+  it("a cancel on B not carried out in time answers cancelling; the request stays, and A, which drives the run, ends it", async () => {
+    const url = await createDatabase();
+    urls.push(url);
+    const turns: ReplayTurn[] = [
+      { calls: [{ name: "sleep", arguments: { ms: 20_000, label: "long" } }] },
+      { text: "Never reached." },
+    ];
+    const tools = createTestTools();
+    const instance = async (cancelWaitMs?: number) => {
+      const database = await PostgresDatabase.open(url);
+      databases.push(database);
+      const service = new RunService({
+        models: { names: () => ["replay"], defaultName: "replay", get: async () => createReplayModel(turns) },
+        store: database.store,
+        events: database.events,
+        executor: new ToolExecutor(tools.registry, { redact: false }),
+        ...(cancelWaitMs === undefined ? {} : { cancelWaitMs }),
+      });
+      services.push(service);
+      await service.recover();
+      return service;
+    };
+    const [a, b] = [await instance(), await instance(0)];
+    const { runId } = await a.start({ message: "sleep" });
+    await expect.poll(() => tools.executed.some((e) => e.name === "sleep"), { timeout: 10_000 }).toBe(true);
+    // B waits for nothing: the request is recorded and B says so.
+    expect(await b.cancel(runId, "ops", "wrong prompt")).toEqual({ runId, status: "cancelling" });
+    expect((await b.store.getRun(runId))?.cancelRequest).toMatchObject({ by: "ops", reason: "wrong prompt" });
+    await a.settled(runId);
+    expect(await b.getRun(runId)).toMatchObject({ status: "stopped", stopReason: "aborted" });
+    expect(tools.executed.filter((e) => e.name === "sleep")).toHaveLength(1);
+    await expect(b.cancel(runId)).rejects.toMatchObject({ status: 409 });
+  });
 });

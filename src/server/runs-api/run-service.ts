@@ -23,6 +23,7 @@ import {
 } from "../../store/unfinished-runs.js";
 import type { ApprovalPolicyConfig } from "../../tools/approval-policy.js";
 import type { ToolExecutor } from "../../tools/tool-executor.js";
+import { CancelRequestFollower } from "./cancel-request-follower.js";
 import {
   type ConversationSummary,
   getConversation,
@@ -95,8 +96,24 @@ export interface RunServiceOptions {
    * hold the answer back — that run is readable here at once, and elsewhere once its record is written. Default: never.
    */
   recordBeforeAnswer?: () => boolean;
+  /**
+   * How long `cancel` waits for the instance (or process) that drives the run to stop it, before it answers
+   * `status: "cancelling"` (the request stays recorded and is carried out). Default 10 s.
+   */
+  cancelWaitMs?: number;
+  /**
+   * How often this process reads the cancel requests of the runs it drives (requests made on another instance or
+   * process). Default 500 ms; with a store that notifies (PostgreSQL) 2 s, the notification bringing them at once.
+   */
+  cancelPollMs?: number;
   /** Events that could not be logged (the database failed); default: written to stderr. */
   onError?: (error: unknown) => void;
+}
+
+/** What `cancel` answers: the run's status once it ended, or `cancelling` while its driver elsewhere has not yet. */
+export interface CancelResult {
+  runId: string;
+  status: RunStatus | "cancelling";
 }
 
 /** The key of a run's `options` under which the service keeps what it needs to rebuild the run's agent. */
@@ -148,6 +165,7 @@ export class RunService {
   #sweep: ReturnType<typeof setInterval> | undefined;
   #sweeping: Promise<void> | undefined;
   #sweepAgain = false;
+  #cancelFollower: CancelRequestFollower | undefined;
   #closed = false;
 
   constructor(options: RunServiceOptions) {
@@ -346,50 +364,131 @@ export class RunService {
     });
   }
 
-  /** Stop a run: a live one through its abort signal, a paused one at once (its pending calls are denied). */
-  async cancel(
-    runId: string,
-    by = "api",
-    reason = "the run was cancelled",
-  ): Promise<{ runId: string; status: RunStatus }> {
+  /**
+   * Stop a run, whichever process drives it. The request is recorded on the run first (RunStore.requestCancel: who
+   * and why, in the audit log too), then:
+   * - a run driven here is aborted; a paused one (or one whose driver is gone) is stopped here at once, its pending
+   *   calls denied by `by` with `reason`;
+   * - a run another instance or process drives is stopped there: its driver hears of the request (a notification, or
+   *   its poll) and aborts it. This waits for the run to end, up to `cancelWaitMs`, then answers `cancelling`: the
+   *   request stays on the run, and whoever drives it next ends it instead of going on.
+   * A run that ends `aborted` has its pending calls denied (none is left to decide on a stopped run). Runs another
+   * program drives (`toolbridge run`, which hears no requests) are refused with 409: stop them there.
+   */
+  async cancel(runId: string, by = "api", reason = "the run was cancelled"): Promise<CancelResult> {
     this.#checkOpen();
-    const live = this.#live.get(runId);
-    if (live) {
-      live.controller.abort();
-      await live.done;
-      return { runId, status: (await this.#run(runId)).status };
-    }
-    return this.#oneAtATime(runId, async () => {
-      const run = await this.#run(runId);
-      if (run.status === "finished" || run.status === "stopped")
-        throw conflict(
-          `Run ${runId} is already ${run.status} (${run.stopReason}); there is nothing to cancel.`,
-        );
-      if (run.status === "running" && !ownerIsGone(run.owner, run.leaseUntil))
-        throw conflict(`Run ${runId} is driven by process ${run.owner}; cancel it there.`);
-      if (!(await this.store.claimRun(runId, RUN_OWNER, [run.status], run.owner)))
-        throw conflict(`Run ${runId} was just taken over by another process; try again.`);
-      // Its pending calls are denied, so that no view of the stopped run still offers them for a decision.
-      const pending = (await this.store.listToolCalls(runId)).filter((c) => c.state === "pending");
-      if (pending.length > 0) {
-        const agent = this.#agentForRun(run);
-        await agent.decide(
-          runId,
-          pending.map((c) => ({ callId: c.id, decision: "deny" as const, reason })),
-          { by },
-        );
+    const first = this.#live.has(runId) ? undefined : await this.#run(runId);
+    if (first && isOver(first))
+      throw conflict(
+        `Run ${runId} is already ${first.status} (${first.stopReason}); there is nothing to cancel.`,
+      );
+    if (first?.status === "running" && !ownerIsGone(first.owner, first.leaseUntil))
+      this.#checkCancellableElsewhere(first);
+    await this.store.requestCancel?.(runId, { by, reason });
+    const deadline = Date.now() + (this.#options.cancelWaitMs ?? 10_000);
+    for (;;) {
+      const live = this.#live.get(runId);
+      if (live) {
+        // It may pause on its way out (calls recorded pending): then it is stopped as a paused run below.
+        live.controller.abort();
+        await live.done;
       }
-      await this.store.updateRun(runId, { status: "stopped", stopReason: "aborted", owner: null });
-      // The agent is not driving it, so the log gets the end its subscribers wait for from here.
-      this.#record({
-        type: "run-finished",
-        status: "stopped",
-        stopReason: "aborted",
-        answer: null,
+      const outcome = await this.#oneAtATime(runId, () => this.#stopUnlessDrivenElsewhere(runId, by, reason));
+      if (outcome) return outcome;
+      if (Date.now() >= deadline) return { runId, status: "cancelling" };
+      await this.#waitForNews(runId, deadline);
+    }
+  }
+
+  /**
+   * One look at a run being cancelled: over → its status; paused (or its driver gone) → stopped here; driven here →
+   * undefined (aborted already: look again); driven elsewhere → undefined, its driver stops it.
+   */
+  async #stopUnlessDrivenElsewhere(
+    runId: string,
+    by: string,
+    reason: string,
+  ): Promise<CancelResult | undefined> {
+    if (this.#live.has(runId)) return undefined;
+    const run = await this.#run(runId);
+    if (isOver(run)) return { runId, status: run.status };
+    if (run.status === "paused") return this.#stopPaused(run, by, reason);
+    if (!ownerIsGone(run.owner, run.leaseUntil)) {
+      this.#checkCancellableElsewhere(run);
+      return undefined;
+    }
+    if (SERVER_OPTION in run.options) {
+      // Its driver died (or its lease expired): resumed here to end it, so that a call it left executing is reported
+      // interrupted and approved ones are cancelled before they start. Another instance may claim it first: it finds
+      // the request and does the same.
+      this.#drive(run.id, run.conversationId, (signal) =>
+        this.#agentForRun(run).resume(run.id, { signal }),
+      ).catch(() => {});
+      this.#live.get(run.id)?.controller.abort();
+      return undefined;
+    }
+    // A CLI run whose process is gone: nothing can drive it here (its model and tools are the CLI's).
+    if (!(await this.store.claimRun(runId, RUN_OWNER, ["running"], run.owner))) return undefined;
+    return this.#endAborted(run, by, reason);
+  }
+
+  /** A run another live process drives can be stopped there only if it hears requests: a run of a run service. */
+  #checkCancellableElsewhere(run: RunRecord): void {
+    if (!this.store.requestCancel || !(SERVER_OPTION in run.options))
+      throw conflict(
+        `Run ${run.id} is driven by process ${run.owner}${SERVER_OPTION in run.options ? "" : " (toolbridge run or a program on the same database)"}, which cannot be told to stop from here; stop it there.`,
+      );
+  }
+
+  /** Stop a paused run here: claimed from the pause (undefined when someone resumed or stopped it first). */
+  async #stopPaused(run: RunRecord, by: string, reason: string): Promise<CancelResult | undefined> {
+    if (!(await this.store.claimRun(run.id, RUN_OWNER, ["paused"], run.owner))) return undefined;
+    return this.#endAborted(run, by, reason);
+  }
+
+  /** End a run this process just claimed (not driving it): pending calls denied, `stopped` / `aborted`, announced. */
+  async #endAborted(run: RunRecord, by: string, reason: string): Promise<CancelResult> {
+    const runId = run.id;
+    // Its pending calls are denied, so that no view of the stopped run still offers them for a decision.
+    const pending = (await this.store.listToolCalls(runId)).filter((c) => c.state === "pending");
+    if (pending.length > 0) {
+      const agent = this.#agentForRun(run);
+      await agent.decide(
         runId,
-        at: Date.now(),
-      });
-      return { runId, status: "stopped" as const };
+        pending.map((c) => ({ callId: c.id, decision: "deny" as const, reason })),
+        { by },
+      );
+    }
+    await this.store.updateRun(runId, { status: "stopped", stopReason: "aborted", owner: null });
+    // The agent is not driving it, so the log gets the end its subscribers wait for from here.
+    this.#record({
+      type: "run-finished",
+      status: "stopped",
+      stopReason: "aborted",
+      answer: null,
+      runId,
+      at: Date.now(),
+    });
+    return { runId, status: "stopped" };
+  }
+
+  /** Wait until the run's log may have news (another instance logged an event) or a short while passed. */
+  #waitForNews(runId: string, deadline: number): Promise<void> {
+    return new Promise((resolve) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let unwatch: (() => void) | undefined;
+      let settled = false;
+      const done = () => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        unwatch?.();
+        resolve();
+      };
+      unwatch = this.events.watch?.(runId, done);
+      // Without a log that tells of news, looked at often; with one, the wait is only a fallback.
+      timer = setTimeout(done, Math.max(0, Math.min(unwatch ? 500 : 100, deadline - Date.now())));
+      if (settled) unwatch?.();
     });
   }
 
@@ -462,24 +561,26 @@ export class RunService {
     const unfinished = await this.#unfinishedRuns(conversationId, eraser);
     if (unfinished.length > 0 && options.cancelRuns !== true)
       throw conflict(unfinishedRunsMessage(conversationId, unfinished));
-    // What another live process drives can only be cancelled there: refused before anything is cancelled here.
-    const elsewhere = unfinished.find(
-      (r) => r.status === "running" && !this.#live.has(r.id) && !ownerIsGone(r.owner),
-    );
-    if (elsewhere)
-      throw conflict(
-        `Conversation ${conversationId} has a run in progress (${elsewhere.id}) driven by process ${elsewhere.owner}; cancel it there first.`,
-      );
     const cancelledRuns: string[] = [];
     for (const run of unfinished) {
+      let result: CancelResult;
       try {
-        await this.cancel(run.id, options.by ?? "api", "the run was cancelled: its conversation was deleted");
+        result = await this.cancel(
+          run.id,
+          options.by ?? "api",
+          "the run was cancelled: its conversation was deleted",
+        );
       } catch (error) {
         // It ended by itself meanwhile: nothing left to cancel.
         const now = await this.store.getRun(run.id);
         if (now?.status === "finished" || now?.status === "stopped") continue;
         throw error;
       }
+      // Its driver on another instance has not stopped it yet: deleting now would pull the run from under it.
+      if (result.status === "cancelling")
+        throw conflict(
+          `Conversation ${conversationId} has a run (${run.id}) that another instance is still stopping; try again in a moment.`,
+        );
       cancelledRuns.push(run.id);
     }
     // The cancelled runs' last events reach their subscribers (and the log) before the logs are deleted.
@@ -597,6 +698,8 @@ export class RunService {
           this.#drive(run.id, run.conversationId, async (signal) =>
             this.#agentForRun(run).resume(run.id, { signal, claimed: true }),
           ).catch(() => {});
+          // Someone asked to stop it (its last driver died first, or it was paused): it is ended, not continued.
+          if (run.cancelRequest) this.#live.get(run.id)?.controller.abort();
         }
       } while (this.#sweepAgain && !this.#closed);
     })().finally(() => {
@@ -616,6 +719,7 @@ export class RunService {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#sweep) clearInterval(this.#sweep);
+    this.#cancelFollower?.close();
     for (const stop of this.#stopFollowingLeases.splice(0)) stop();
     await this.#sweeping;
     // Several instances: the runs driven here are handed over (another instance takes them over at once) rather than
@@ -714,16 +818,28 @@ export class RunService {
     // store and loading the model begin with synchronous work (better-sqlite3, node-llama-cpp's module) that would
     // otherwise hold that answer back.
     const done = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => start(controller.signal))
+      .then(() => {
+        this.#followCancelRequests();
+        return start(controller.signal);
+      })
       .then((handle) => handle.result)
       .then(
         async (view) => {
           this.#live.delete(runId);
-          // A decision recorded while the run was still on its way to pausing found it running: resume now.
-          if (view.status === "paused" && !this.#closed && (await this.pending(runId)).length === 0) {
-            const run = await this.store.getRun(runId);
-            if (run) this.#resumeIfIdle(run);
+          if (view.status !== "paused" || this.#closed) return;
+          const run = await this.store.getRun(runId);
+          if (run?.status !== "paused") return;
+          // Asked to stop while on its way to the pause (its calls were recorded pending before the abort came):
+          // stopped now, as a paused run is, rather than left waiting for decisions nobody will make.
+          if (run.cancelRequest) {
+            const { by, reason } = run.cancelRequest;
+            await this.#oneAtATime(runId, () => this.#stopPaused(run, by, reason)).catch((error: unknown) =>
+              (this.#options.onError ?? defaultOnError)(error),
+            );
+            return;
           }
+          // A decision recorded while the run was still on its way to pausing found it running: resume now.
+          if ((await this.pending(runId)).length === 0) this.#resumeIfIdle(run);
         },
         (error: unknown) => {
           this.#live.delete(runId);
@@ -756,6 +872,23 @@ export class RunService {
     this.#drive(run.id, run.conversationId, (signal) =>
       this.#agentForRun(run).resume(run.id, { signal }),
     ).catch(() => {});
+    if (run.cancelRequest) this.#live.get(run.id)?.controller.abort();
+  }
+
+  /**
+   * From the first run driven here on: abort a run driven here when a cancel request for it is recorded anywhere
+   * (another instance, another process on the same database). Started then, not before: the store is open by then.
+   */
+  #followCancelRequests(): void {
+    if (this.#cancelFollower || this.#closed || !this.store.listCancelRequests) return;
+    const leases = this.store.leases;
+    this.#cancelFollower = new CancelRequestFollower({
+      store: this.store,
+      driven: () => [...this.#live.keys()],
+      onRequest: (runId) => this.#live.get(runId)?.controller.abort(),
+      pollMs: this.#options.cancelPollMs ?? (leases ? 2000 : 500),
+      onError: this.#options.onError ?? defaultOnError,
+    });
   }
 }
 
@@ -814,6 +947,10 @@ function checkDecidable(
   if (run.status === "finished" || run.status === "stopped") {
     throw conflict(`Run ${runId} is ${run.status} (${run.stopReason}); its calls can no longer be decided.`);
   }
+}
+
+function isOver(run: RunRecord): run is RunRecord & { status: "finished" | "stopped" } {
+  return run.status === "finished" || run.status === "stopped";
 }
 
 function defaultOnError(error: unknown): void {

@@ -118,7 +118,11 @@ export function createRunsRoutes(service: RunService, options: RunsRoutesOptions
     return c.json({ runId, ...result });
   });
 
-  api.post("/runs/:id/cancel", async (c) => c.json(await service.cancel(c.req.param("id"), by)));
+  api.post("/runs/:id/cancel", async (c) => {
+    const result = await service.cancel(c.req.param("id"), by);
+    // Another instance drives the run and has not stopped it yet: accepted, it will (the request is recorded).
+    return c.json(result, result.status === "cancelling" ? 202 : 200);
+  });
 
   api.get("/conversations", async (c) => c.json({ data: await service.listConversations() }));
   api.get("/conversations/:id", async (c) => c.json(await service.getConversation(c.req.param("id"))));

@@ -25,8 +25,23 @@ export async function until<T>(
 }
 
 /** Wait until the locator's element carries `data-phase` = phase. */
-export function phaseOf(card: Locator, phase: string, timeoutMs = 30_000): Promise<boolean> {
-  return until(`phase ${phase}`, async () => (await card.getAttribute("data-phase")) === phase, timeoutMs);
+export async function phaseOf(card: Locator, phase: string, timeoutMs = 30_000): Promise<boolean> {
+  let seen: string | null | undefined;
+  try {
+    return await until(
+      `phase ${phase}`,
+      async () => {
+        seen = await card.getAttribute("data-phase");
+        return seen === phase;
+      },
+      timeoutMs,
+    );
+  } catch (error) {
+    // Which phase it was stuck in (or no card at all) is what tells a missed event from a slow one.
+    throw new Error(
+      `${(error as Error).message} (the card's phase: ${seen === undefined ? "no card" : seen})`,
+    );
+  }
 }
 
 export async function json<T = unknown>(url: string, init?: RequestInit): Promise<T> {

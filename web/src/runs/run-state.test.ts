@@ -244,6 +244,69 @@ describe("run state completed from the stored run", () => {
     ...overrides,
   });
 
+  it("a view read while the run was on its way to the pause (calls pending, run still running) leaves them awaiting a decision", () => {
+    const pendingCall = (id: string) => ({
+      id,
+      name: "write_note",
+      arguments: { file: `${id}.txt` },
+      result: null,
+      approval: { policy: "ask" as const, decision: "pending" as const, by: null, at: null, reason: null },
+    });
+    // Read before any event reached the page, and after: either way the calls wait, and the pause that follows keeps it.
+    for (const before of [
+      emptyRunState(RUN),
+      play([
+        {
+          type: "approval-requested",
+          step: 1,
+          calls: [{ callId: "a", name: "write_note", arguments: { file: "a.txt" } }],
+        },
+      ]),
+    ]) {
+      let state = reconcileWithView(
+        before,
+        view({ status: "running", stopReason: null, steps: [{ calls: [pendingCall("a")] }] }),
+      );
+      expect(state.calls.a?.phase).toBe("awaiting-approval");
+      state = play([{ type: "run-paused", pending: [] }], state);
+      expect(state.calls.a?.phase).toBe("awaiting-approval");
+    }
+    // Pending in a run that ended: nobody will decide it any more.
+    const ended = reconcileWithView(
+      emptyRunState(RUN),
+      view({ status: "stopped", stopReason: "aborted", steps: [{ calls: [pendingCall("a")] }] }),
+    );
+    expect(ended.calls.a?.phase).toBe("expired");
+  });
+
+  it("a view older than the events applied moves no call back and does not undo the run's end", () => {
+    let state = play([
+      { type: "step-started", step: 1 },
+      { type: "call-started", step: 1, callId: "w", name: "wait_a_while" },
+      { type: "call-finished", step: 1, callId: "w", name: "wait_a_while", arguments: { seconds: 60 } },
+      { type: "tool-started", step: 1, callId: "w", name: "wait_a_while" },
+    ]);
+    expect(state.calls.w?.phase).toBe("running");
+    // Read as the tool started: executing, no result yet — "checked" as far as the view says.
+    const executing = view({
+      status: "running",
+      stopReason: null,
+      steps: [
+        {
+          calls: [
+            { id: "w", name: "wait_a_while", arguments: { seconds: 60 }, result: null, approval: null },
+          ],
+        },
+      ],
+    });
+    state = reconcileWithView(state, executing);
+    expect(state.calls.w?.phase).toBe("running");
+    state = play([{ type: "run-finished", status: "stopped", stopReason: "aborted", answer: null }], state);
+    state = reconcileWithView(state, executing);
+    expect(state).toMatchObject({ status: "stopped", stopReason: "aborted" });
+    expect(state.calls.w?.phase).toBe("interrupted");
+  });
+
   it("learns a decision made elsewhere (the CLI's runs approve) for a call the log left awaiting", () => {
     const state = play([
       {

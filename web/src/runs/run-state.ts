@@ -37,6 +37,24 @@ export const FINAL_PHASES: ReadonlySet<CallPhase> = new Set([
   "expired",
 ]);
 
+/**
+ * How far along a call is. A stored view may be read before events that the page has already applied (the read and
+ * the live events race; under load by hundreds of milliseconds): it never moves a call back to an earlier phase.
+ */
+const PHASE_RANK: Record<CallPhase, number> = {
+  streaming: 0,
+  checked: 1,
+  "awaiting-approval": 2,
+  approved: 3,
+  running: 4,
+  invalid: 5,
+  done: 5,
+  error: 5,
+  denied: 5,
+  interrupted: 5,
+  expired: 5,
+};
+
 export interface CallDecision {
   decision: "approved" | "denied";
   by: string | null;
@@ -451,7 +469,9 @@ function decisionOf(view: CallView): CallDecision | undefined {
 /** The phase the stored call is in, as far as the stored view says. */
 function phaseOfView(view: CallView, runStatus: RunStatus): CallPhase {
   const approval = view.approval;
-  if (approval?.decision === "pending") return runStatus === "paused" ? "awaiting-approval" : "expired";
+  // Pending while the run still runs: its calls are recorded before the pause is, so it is on its way to the pause.
+  if (approval?.decision === "pending")
+    return runStatus === "finished" || runStatus === "stopped" ? "expired" : "awaiting-approval";
   if (approval?.decision === "denied") return approval.reason === CANCELLED_REASON ? "expired" : "denied";
   if (view.result) {
     const text = view.result.content
@@ -479,10 +499,13 @@ export function reconcileWithView(state: RunState, view: RunView, messages: Agen
 }
 
 function reconcile(state: RunState, view: RunView, messages: AgentMessage[]): RunState {
+  const ended = (status: RunState["status"]) => status === "finished" || status === "stopped";
+  // An end the events told of stays: a view read before it still says running or paused.
+  const stale = ended(state.status) && !ended(view.status);
   let next: RunState = {
     ...state,
-    status: view.status,
-    stopReason: view.stopReason,
+    status: stale ? state.status : view.status,
+    stopReason: stale ? state.stopReason : view.stopReason,
     answer: view.answer ?? state.answer,
   };
   const hadItems = state.items.length > 0;
@@ -510,7 +533,7 @@ function reconcile(state: RunState, view: RunView, messages: AgentMessage[]): Ru
             ...call,
             name: callView.name,
             arguments: callView.arguments,
-            phase,
+            phase: PHASE_RANK[phase] < PHASE_RANK[call.phase] ? call.phase : phase,
             decision: decisionOf(callView) ?? call.decision,
             result: result ?? undefined,
             policy: callView.approval?.policy ?? call.policy,
