@@ -27,7 +27,7 @@ import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { writeTestModel } from "../src/models/gguf/make-test-model.js";
-import { type ServeProcess, startServe } from "../test/web/helpers/serve-process.js";
+import { type ServeProcess, startServe } from "../test/helpers/serve-process.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const TOOLS = path.join(ROOT, "bench/fixtures/webui-tools.mjs");

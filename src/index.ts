@@ -3,12 +3,20 @@
  *
  * The root export is what the README's library examples use. The rooms have subpaths of their own, with more:
  * `toolbridge/tools`, `toolbridge/protocols` (pure TypeScript, fit for a browser bundle), `toolbridge/store`,
- * `toolbridge/mcp` and `toolbridge/llama` (loads node-llama-cpp). Importing the root loads no native addon:
- * better-sqlite3 loads when a SqliteStore opens, node-llama-cpp only through `toolbridge/llama` or `createModel`.
+ * `toolbridge/mcp` and `toolbridge/llama` (loads node-llama-cpp). Importing the root stays cheap (a module budget in
+ * test/architecture/import-cost.test.ts): no native addon (better-sqlite3 loads when a SqliteStore opens,
+ * node-llama-cpp only through `toolbridge/llama` or `createModel`), no provider SDK (`openai` and
+ * `@anthropic-ai/sdk` load at a model's first request) and no built-in tool (`toolbridge/tools`).
  */
 
 // The agent loop, approvals and runs.
-export { AgentConfigError, DecisionError, RunNotFoundError, RunStateError } from "./agent/agent-errors.js";
+export {
+  AgentConfigError,
+  DecisionError,
+  type DecisionErrorReason,
+  RunNotFoundError,
+  RunStateError,
+} from "./agent/agent-errors.js";
 export {
   type AgentOptions,
   type ApprovalDecision,
@@ -47,9 +55,8 @@ export { getProtocol, listProtocols, registerProtocol } from "./protocols/protoc
 export { InMemoryStore } from "./store/in-memory-store.js";
 export { SqliteStore } from "./store/sqlite-store.js";
 export type { RunStore, Store } from "./store/store.js";
-export { type BuiltinToolsOptions, createBuiltinTools } from "./tools/builtin/index.js";
-export { createMemoryTools } from "./tools/builtin/memory.js";
-// Tools: define, register, validate, execute; the built-in ones.
+// Tools: define, register, validate, execute. The built-in tools (calculator, dates, dice, files, memory, web search)
+// are in `toolbridge/tools`.
 export { defineTool } from "./tools/define-tool.js";
 export {
   DuplicateToolError,
@@ -58,6 +65,7 @@ export {
   ToolNotFoundError,
 } from "./tools/errors.js";
 export { TIME_ZONE_FORMAT } from "./tools/schema-formats.js";
+export type { ToolSelection } from "./tools/select-tools.js";
 export type { AnyToolDefinition, ToolContext, ToolDefinition } from "./tools/tool-definition.js";
 export { ToolExecutor } from "./tools/tool-executor.js";
 export { ToolRegistry } from "./tools/tool-registry.js";

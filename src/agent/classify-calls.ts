@@ -142,7 +142,7 @@ export function classifyCalls(input: ClassifyCallsInput): ClassifiedCalls {
     } else if (gate.approvedBy !== undefined) {
       // Approved without asking although the tool normally asks (--auto-approve, a policy, a dry run): keep a record.
       const dryRun = gate.approvedBy === "dry-run";
-      const approval = decided(gate.policy, "approved", now(), dryRun ? "dry run" : null);
+      const approval = decided(gate.policy, "approved", now(), dryRun ? DRY_RUN_APPROVAL : null);
       out.calls.push({ ...base, state: "approved", approval });
       out.audit.push({
         actor: "policy",
@@ -179,6 +179,9 @@ export function settlesAtOnce(
   });
   return gate.action !== "ask";
 }
+
+/** The reason recorded on a call approved only because its run is a dry run (see run-claimed-calls.ts). */
+export const DRY_RUN_APPROVAL = "dry run";
 
 function decided(
   policy: ApprovalPolicy,

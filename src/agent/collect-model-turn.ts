@@ -8,6 +8,8 @@ export interface CollectedCall {
   arguments: Record<string, unknown>;
   /** Why the call could not be read (bad JSON, not an object, malformed markup). */
   error?: string;
+  /** Its text had to be mended to be read (the backend's parser or jsonrepair). */
+  repaired?: boolean;
 }
 
 export interface CollectedTurn {
@@ -97,7 +99,12 @@ export async function collectModelTurn(
           const decoded = decodeCallArguments(event.arguments);
           turn.calls.push(
             decoded.ok
-              ? { id, name: event.name, arguments: decoded.value }
+              ? {
+                  id,
+                  name: event.name,
+                  arguments: decoded.value,
+                  ...(event.repaired || decoded.repaired ? { repaired: true } : {}),
+                }
               : { id, name: event.name, arguments: {}, error: decoded.error },
           );
           break;

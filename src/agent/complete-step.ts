@@ -26,6 +26,10 @@ const FAILED_OUTCOMES = new Set([
 
 export type StepOutcome = "paused" | "continue" | StopRun;
 
+/** Why a run stops when the model's turn ended at its token limit in the middle of a tool call. */
+export const LENGTH_CUT_CALL =
+  "The model reached its token limit (maxTokens) in the middle of a tool call; raise the limit so that the call fits.";
+
 /**
  * Bring a step to its end: settle calls interrupted by a crash, run the claimed ones (concurrently, each result
  * committed as its handler returns; the last one in the transaction that closes the step), pause if decisions are
@@ -148,6 +152,9 @@ export async function completeStep(input: {
   });
   const { limits } = session;
   if (calls.some((c) => c.state === "refused")) return new StopRun("max-tool-calls");
+  // A call the token limit cut off would be cut again at every retry: the limit is the reason, said once.
+  if (input.turn?.finishReason === "length" && parseErrors.length > 0)
+    return new StopRun("length", LENGTH_CUT_CALL);
   if (hadInvalid && patch.repairs > limits.maxRepairs) return new StopRun("max-repairs");
   if (patch.consecutiveFailures >= limits.maxConsecutiveFailures)
     return new StopRun("max-consecutive-failures");

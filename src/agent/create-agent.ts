@@ -3,11 +3,12 @@ import type { Tool } from "@modelcontextprotocol/server";
 import type { AgentMessage } from "../core/agent-message.js";
 import type { LanguageModel, ToolChoice } from "../core/language-model.js";
 import { InMemoryStore } from "../store/in-memory-store.js";
-import type { RunStore } from "../store/store.js";
+import type { RunRecord, RunStatus, RunStore, ToolCallRecord } from "../store/store.js";
 import { StoreConflictError } from "../store/store.js";
 import type { ApprovalPolicyConfig } from "../tools/approval-policy.js";
 import { createNameFilter } from "../tools/name-filter.js";
 import { type Redactor, type RedactorOptions, redactDeep } from "../tools/redact-secrets.js";
+import type { ToolSelection } from "../tools/select-tools.js";
 import type { AnyToolDefinition } from "../tools/tool-definition.js";
 import { ToolExecutor, type ToolExecutorOptions } from "../tools/tool-executor.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
@@ -22,6 +23,7 @@ import { activeRuns, newRunId, ownerIsGone, RUN_OWNER } from "./run-ownership.js
 import { RunSession } from "./run-session.js";
 import { buildRunView, type RunView } from "./run-view.js";
 import { TraceWriter } from "./trace-writer.js";
+import { TurnTools } from "./turn-tools.js";
 
 export type { ApprovalDecision } from "./decide-calls.js";
 
@@ -65,6 +67,12 @@ export interface AgentOptions {
   onEvent?: (event: AgentEvent) => void;
   /** On whose behalf tools run (cooldowns and rate limits). */
   userId?: string;
+  /**
+   * Offer each turn only the `maxTools` tools that fit the conversation best (lexical retrieval over names,
+   * descriptions and parameters), plus the `always` ones and those already called in the run. A call to a tool of the
+   * catalogue that was not offered this turn is still accepted.
+   */
+  toolSelection?: ToolSelection;
 }
 
 export interface RunOptions {
@@ -93,15 +101,27 @@ export interface DecideResult {
  * each call), complete-step.ts (running and closing a step), in-generation-calls.ts (backends that run calls while
  * generating).
  *
- * Execution guarantee (at most once): a call's handler is started only once the call is `executing` in a committed
- * transaction — recorded so by the transaction that records the model's turn (the insert is the claim: it fails if the
- * call exists), or, for a call approved later, switched from `approved` by a conditional update (so two processes
- * cannot both claim it). Its result is committed as soon as the handler returns (the step's last result in the same
- * transaction that closes the step), before anything about it is reported. A call found `executing` on resume — the
- * process died between those two commits — is never run again: it becomes `interrupted` and the model is told the call
- * may or may not have taken effect. So no call runs twice and no unapproved call runs; a call whose effect happened
- * just before a crash is reported as interrupted rather than with its result.
+ * Execution guarantee (at most once): written in src/agent/README.md, the one place that states it. The code that keeps
+ * it: the claim of a call before its handler starts (RunSession.recordTurn's insert, claimApprovedCalls' conditional
+ * update), the result committed as the handler returns (run-claimed-calls.ts), and a call found `executing` on resume
+ * settled as `interrupted` (complete-step.ts), never run again.
  */
+/**
+ * Whether an agent with these options offers a tool: the allow and deny lists, and local-only's rule (no open-world
+ * tool). Also what the CLI checks a named `--tool-choice` against before it loads a model.
+ */
+export function offersTool(
+  options: Pick<AgentOptions, "allow" | "deny" | "localOnly">,
+): (definition: AnyToolDefinition) => boolean {
+  const filter: { allow?: readonly string[]; deny?: readonly string[] } = {};
+  if (options.allow) filter.allow = options.allow;
+  if (options.deny) filter.deny = options.deny;
+  const visible = createNameFilter(filter);
+  return (definition) =>
+    visible(definition.tool.name) &&
+    !(options.localOnly && definition.tool.annotations?.openWorldHint === true);
+}
+
 export class Agent {
   readonly store: RunStore;
   readonly executor: ToolExecutor;
@@ -109,10 +129,11 @@ export class Agent {
   readonly #options: AgentOptions;
   readonly #redact: Redactor | undefined;
   readonly #trace: TraceWriter | undefined;
-  readonly #visible: (name: string) => boolean;
+  readonly #offered: (definition: AnyToolDefinition) => boolean;
   readonly #env: RunEnvironment;
   #offeredFor: readonly AnyToolDefinition[] | undefined;
   #offeredCache: Tool[] = [];
+  readonly #turnTools: TurnTools;
 
   constructor(options: AgentOptions) {
     this.#options = options;
@@ -121,11 +142,9 @@ export class Agent {
     this.store = options.store ?? new InMemoryStore();
     this.#redact = this.executor.redactor;
     this.#trace = options.traceDir ? new TraceWriter(options.traceDir, this.#redact) : undefined;
-    const filter: { allow?: readonly string[]; deny?: readonly string[] } = {};
-    if (options.allow) filter.allow = options.allow;
-    if (options.deny) filter.deny = options.deny;
-    this.#visible = createNameFilter(filter);
+    this.#offered = offersTool(options);
     resolveLimits(options.limits); // fail at construction, not at the first run
+    this.#turnTools = new TurnTools(options.toolSelection);
     this.#env = {
       model: this.model,
       store: this.store,
@@ -137,7 +156,11 @@ export class Agent {
       redactor: this.#redact,
       tool: (name) => this.#tool(name),
       toolNames: () => this.tools().map((d) => d.tool.name),
-      offeredTools: () => this.#offeredTools(),
+      offeredTools: (context) => {
+        const catalogue = this.#offeredTools();
+        return context ? this.#turnTools.for(catalogue, context, this.#env.toolChoice) : catalogue;
+      },
+      selectingTools: this.#turnTools.selecting,
       clean: (value) => this.#clean(value),
     };
   }
@@ -159,11 +182,6 @@ export class Agent {
       this.#offeredCache = definitions.filter((d) => this.#offered(d)).map((d) => d.tool);
     }
     return this.#offeredCache;
-  }
-
-  #offered(definition: AnyToolDefinition): boolean {
-    if (!this.#visible(definition.tool.name)) return false;
-    return !(this.#options.localOnly && definition.tool.annotations?.openWorldHint === true);
   }
 
   #tool(name: string): AnyToolDefinition | undefined {
@@ -192,11 +210,12 @@ export class Agent {
         owner: RUN_OWNER,
         messages,
       });
-      activeRuns.add(runId);
-      const emit = this.#emitter(local, runId);
-      emit({ type: "run-started", conversationId, model: this.model.id });
-      const session = new RunSession(run, [...existing, ...messages], [], []);
-      return driveRun({ env: this.#env, session, emit, open: undefined, signal: options.signal });
+      return this.#driveHere(runId, options.signal, (signal) => {
+        const emit = this.#emitter(local, runId);
+        emit({ type: "run-started", conversationId, model: this.model.id });
+        const session = new RunSession(run, [...existing, ...messages], [], []);
+        return driveRun({ env: this.#env, session, emit, open: undefined, signal });
+      });
     });
   }
 
@@ -237,25 +256,25 @@ export class Agent {
       if (!options.claimed && !(await this.store.claimRun(runId, RUN_OWNER, [run.status], run.owner))) {
         throw new RunStateError(`Run ${runId} was taken over by another process; try again.`);
       }
-      activeRuns.add(runId);
       try {
-        // Loaded once: from here on the run keeps its transcript and calls in memory.
-        const [messages, steps] = await Promise.all([
-          this.store.listMessages(run.conversationId),
-          this.store.listSteps(runId),
-        ]);
-        const session = new RunSession(
-          { ...run, status: "running", stopReason: null, owner: RUN_OWNER },
-          messages,
-          steps.map((s) => s.step),
-          calls,
-        );
-        const emit = this.#emitter(local, runId);
-        emit({ type: "run-resumed", step: run.stepCount });
-        const open = steps.find((s) => !s.finished);
-        return await driveRun({ env: this.#env, session, emit, open, signal: options.signal });
+        return await this.#driveHere(runId, options.signal, async (signal) => {
+          // Loaded once: from here on the run keeps its transcript and calls in memory.
+          const [messages, steps] = await Promise.all([
+            this.store.listMessages(run.conversationId),
+            this.store.listSteps(runId),
+          ]);
+          const session = new RunSession(
+            { ...run, status: "running", stopReason: null, owner: RUN_OWNER },
+            messages,
+            steps.map((s) => s.step),
+            calls,
+          );
+          const emit = this.#emitter(local, runId);
+          emit({ type: "run-resumed", step: run.stepCount });
+          const open = steps.find((s) => !s.finished);
+          return await driveRun({ env: this.#env, session, emit, open, signal });
+        });
       } finally {
-        activeRuns.delete(runId);
         // A lease this process took and does not use any more (the drive ended, or never began) is not renewed.
         this.store.leases?.forget(runId);
       }
@@ -263,8 +282,95 @@ export class Agent {
   }
 
   /**
-   * Record decisions on pending calls — one or a batch, all or none: if any decision is invalid (unknown call, not
-   * pending, edited arguments that fail the tool's schema) a DecisionError is thrown and nothing is recorded.
+   * Stop a run. One driven in this process (by any agent) is aborted and ends `stopped` (`aborted`) as its driver
+   * stops; one paused, or left running by a process that is gone, is stopped at once: its pending calls are denied
+   * (recorded as denied by `by`, with `reason`), so that no view of the stopped run still offers them, and its
+   * `run-finished` event is emitted here. Throws RunStateError when the run is over already or another live process
+   * drives it (cancel it there).
+   */
+  async cancel(
+    runId: string,
+    options: { by?: string; reason?: string } = {},
+  ): Promise<{ runId: string; status: RunStatus }> {
+    const driven = activeRuns.get(runId);
+    if (driven) {
+      driven.controller.abort();
+      await driven.ended;
+      const run = await this.store.getRun(runId);
+      if (!run) throw new RunNotFoundError(runId);
+      return { runId, status: run.status };
+    }
+    const run = await this.store.getRun(runId);
+    if (!run) throw new RunNotFoundError(runId);
+    if (run.status === "finished" || run.status === "stopped") throw RunStateError.nothingToCancel(run);
+    if (run.status === "running" && !ownerIsGone(run.owner, run.leaseUntil))
+      throw new RunStateError(`Run ${runId} is driven by process ${run.owner}; cancel it there.`);
+    if (!(await this.store.claimRun(runId, RUN_OWNER, [run.status], run.owner)))
+      throw new RunStateError(`Run ${runId} was just taken over by another process; try again.`);
+    try {
+      const pending = (await this.store.listToolCalls(runId)).filter((c) => c.state === "pending");
+      if (pending.length > 0) {
+        const reason = options.reason ?? "the run was cancelled";
+        await this.decide(
+          runId,
+          pending.map((c) => ({ callId: c.id, decision: "deny" as const, reason })),
+          options.by === undefined ? {} : { by: options.by },
+        );
+      }
+      await this.store.updateRun(runId, { status: "stopped", stopReason: "aborted", owner: null });
+    } finally {
+      this.store.leases?.forget(runId);
+    }
+    // Nobody drives it, so the end its followers wait for is emitted here.
+    this.#emitter(
+      undefined,
+      runId,
+    )({
+      type: "run-finished",
+      status: "stopped",
+      stopReason: "aborted",
+      answer: null,
+    });
+    return { runId, status: "stopped" };
+  }
+
+  /**
+   * Take over what a process that is gone left behind: runs left `running` by an owner that is gone (a dead process;
+   * with leases, an expired lease) and paused runs whose calls were all decided meanwhile (a decision recorded by a
+   * process that could not resume them). Paused runs still waiting for a decision stay paused. `accept` picks the runs
+   * the caller can rebuild (default: all); `resume` drives each (default: `this.resume`, in the background — follow
+   * it through `onEvent` or `getRun`). Resolves with the ids handed to `resume`.
+   */
+  async recover(
+    options: { accept?: (run: RunRecord) => boolean; resume?: (run: RunRecord) => void } = {},
+  ): Promise<string[]> {
+    const accept = options.accept ?? (() => true);
+    const resume =
+      options.resume ??
+      ((run: RunRecord) => {
+        this.resume(run.id);
+      });
+    const recovered: string[] = [];
+    for (const run of await this.store.listRuns({ status: "running", limit: 10_000 })) {
+      if (activeRuns.has(run.id) || !ownerIsGone(run.owner, run.leaseUntil) || !accept(run)) continue;
+      resume(run);
+      recovered.push(run.id);
+    }
+    for (const run of await this.store.listRuns({ status: "paused", limit: 10_000 })) {
+      if (activeRuns.has(run.id) || !accept(run)) continue;
+      const calls = await this.store.listToolCalls(run.id, run.stepCount);
+      if (calls.some((c) => c.state === "pending")) continue;
+      resume(run);
+      recovered.push(run.id);
+    }
+    return recovered;
+  }
+
+  /**
+   * Record decisions on pending calls — one or a batch, all or none: if any decision cannot be accepted (unknown call,
+   * one not pending, a run that is over, edited arguments that fail the tool's schema) a DecisionError with its
+   * `reason` is thrown and nothing is recorded. The store checks again in its transaction; a call decided meanwhile
+   * (another process, another instance) is then answered as if it had been seen decided in the first place.
    */
   async decide(
     runId: string,
@@ -275,19 +381,25 @@ export class Agent {
     if (!run) throw new RunNotFoundError(runId);
     const calls = await this.store.listToolCalls(runId);
     const by = options.by ?? os.userInfo().username;
-    const records = prepareDecisions({
-      runId,
-      calls,
-      decisions,
-      by,
-      tool: (name) => this.#tool(name),
-      observe: (result) => this.executor.observe(result),
-    });
+    const prepare = (current: RunRecord, currentCalls: readonly ToolCallRecord[]) =>
+      prepareDecisions({
+        run: current,
+        calls: currentCalls,
+        decisions,
+        by,
+        tool: (name) => this.#tool(name),
+        observe: (result) => this.executor.observe(result),
+      });
+    const records = prepare(run, calls);
     try {
       await this.store.decideToolCalls(runId, records);
     } catch (error) {
-      if (error instanceof StoreConflictError) throw new DecisionError(error.message);
-      throw error;
+      if (!(error instanceof StoreConflictError)) throw error;
+      // Decided (or ended) between the read and the transaction: the check on what is there now says by whom.
+      const now = await this.store.getRun(runId);
+      if (!now) throw new RunNotFoundError(runId);
+      prepare(now, await this.store.listToolCalls(runId));
+      throw new DecisionError("not-pending", error.message);
     }
     const emit = this.#emitter(undefined, runId);
     for (const r of records) {
@@ -327,6 +439,33 @@ export class Agent {
 
   async close(): Promise<void> {
     if (!this.#options.store) await this.store.close();
+  }
+
+  /**
+   * Drive a run in this process: registered in `activeRuns` (so that nothing else here drives it and `cancel` can stop
+   * it) until its driver is done. The caller's signal aborts it too.
+   */
+  async #driveHere(
+    runId: string,
+    signal: AbortSignal | undefined,
+    drive: (signal: AbortSignal) => Promise<RunView>,
+  ): Promise<RunView> {
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(signal?.reason);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
+    let ended = () => {};
+    const settled = new Promise<void>((resolve) => {
+      ended = resolve;
+    });
+    activeRuns.set(runId, { controller, ended: settled });
+    try {
+      return await drive(controller.signal);
+    } finally {
+      activeRuns.delete(runId);
+      signal?.removeEventListener("abort", onAbort);
+      ended();
+    }
   }
 
   /** Events of one run: stamped, redacted, and sent to the handle, the trace and `onEvent`. */

@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import type { CallDecision, ToolCallRecord } from "../store/store.js";
+import type { CallDecision, RunRecord, ToolCallRecord } from "../store/store.js";
 import { errorResult } from "../tools/normalize-tool-result.js";
 import type { AnyToolDefinition } from "../tools/tool-definition.js";
 import { validateToolInput } from "../tools/validate-tool-input.js";
@@ -10,32 +10,47 @@ export type ApprovalDecision =
   | { callId: string; decision: "deny"; reason?: string };
 
 /**
- * Check a batch of decisions against the run's calls and turn them into what the store records — all or none: an
- * unknown call, one not waiting for a decision, one decided twice in the batch, or edited arguments the tool's schema
- * rejects throws a DecisionError naming it, and nothing is recorded. A denial carries the observation the model sees.
+ * Check a batch of decisions against the run and its calls and turn them into what the store records — all or none:
+ * the one place that says whether a decision can be accepted (the agent, the CLI and every API surface get their
+ * answer from here). An unknown call, one decided twice in the batch, one not waiting for a decision (naming who
+ * decided it and when), a run that is over, or edited arguments the tool's schema rejects throw a DecisionError with
+ * its reason, and nothing is recorded. A denial carries the observation the model sees.
  */
 export function prepareDecisions(input: {
-  runId: string;
+  run: Pick<RunRecord, "id" | "status" | "stopReason">;
   calls: readonly ToolCallRecord[];
   decisions: readonly ApprovalDecision[];
   by: string;
   tool: (name: string) => AnyToolDefinition | undefined;
   observe: (result: CallToolResult) => CallToolResult;
 }): CallDecision[] {
-  const { runId, calls, by } = input;
+  const { run, calls, by } = input;
+  const runId = run.id;
   const seen = new Set<string>();
-  return input.decisions.map((d) => {
+  const checked = input.decisions.map((d) => {
     const call = calls.find((c) => c.id === d.callId);
     if (!call)
-      throw new DecisionError(`Run ${runId} has no tool call "${d.callId}". Pending: ${pendingIds(calls)}.`);
-    if (call.state !== "pending") {
       throw new DecisionError(
-        `Tool call ${d.callId} (${call.name}) is not waiting for a decision: it is ${call.state}.`,
+        "unknown-call",
+        `Run ${runId} has no tool call "${d.callId}". Pending: ${pendingIds(calls)}.`,
       );
-    }
     if (seen.has(d.callId))
-      throw new DecisionError(`Tool call ${d.callId} appears twice in one batch; decide it once.`);
+      throw new DecisionError(
+        "duplicate-call",
+        `Tool call ${d.callId} appears twice in one batch; decide it once.`,
+      );
     seen.add(d.callId);
+    if (call.state !== "pending") throw notPending(call);
+    return { d, call };
+  });
+  // Checked after the calls, so that a call decided before still answers with who decided it.
+  if (run.status === "finished" || run.status === "stopped") {
+    throw new DecisionError(
+      "run-over",
+      `Run ${runId} is ${run.status} (${run.stopReason}); its calls can no longer be decided.`,
+    );
+  }
+  return checked.map(({ d, call }) => {
     if (d.decision === "deny") {
       const reason = d.reason?.trim() ? d.reason.trim() : undefined;
       const text = `The user denied this call to ${call.name}${reason ? `: ${reason.replace(/[.!?]+$/, "")}.` : "."} It was not run.`;
@@ -50,10 +65,14 @@ export function prepareDecisions(input: {
     if (d.arguments !== undefined) {
       const tool = input.tool(call.name);
       if (!tool)
-        throw new DecisionError(`Tool ${call.name} is no longer available; deny call ${d.callId} instead.`);
+        throw new DecisionError(
+          "tool-unavailable",
+          `Tool ${call.name} is no longer available; deny call ${d.callId} instead.`,
+        );
       const check = validateToolInput(tool.tool, d.arguments);
       if (!check.ok) {
         throw new DecisionError(
+          "invalid-arguments",
           `The edited arguments for ${d.callId} (${call.name}) are invalid: ${check.issues.join("; ")}.`,
         );
       }
@@ -61,6 +80,22 @@ export function prepareDecisions(input: {
     }
     return { callId: d.callId, decision: "approved" as const, by };
   });
+}
+
+/** A call that does not wait for a decision: who decided it and when, or what became of it. */
+function notPending(call: ToolCallRecord): DecisionError {
+  const approval = call.approval;
+  if (approval?.decision === "approved" || approval?.decision === "denied") {
+    const when = approval.decidedAt ? ` at ${approval.decidedAt}` : "";
+    return new DecisionError(
+      "already-decided",
+      `Tool call ${call.id} (${call.name}) was already decided: it was ${approval.decision} by ${approval.decidedBy ?? "someone"}${when}.`,
+    );
+  }
+  return new DecisionError(
+    "not-pending",
+    `Tool call ${call.id} (${call.name}) does not wait for a decision: it is ${call.state}.`,
+  );
 }
 
 function pendingIds(calls: readonly ToolCallRecord[]): string {

@@ -2,7 +2,6 @@ import type { StepRecord } from "../store/store.js";
 import { completeStep } from "./complete-step.js";
 import { loadRunModel } from "./load-run-model.js";
 import type { Emit, RunEnvironment } from "./run-environment.js";
-import { activeRuns } from "./run-ownership.js";
 import type { RunSession } from "./run-session.js";
 import { runStep } from "./run-step.js";
 import type { RunView } from "./run-view.js";
@@ -94,7 +93,6 @@ export async function driveRun(input: {
   } finally {
     clearTimeout(totalTimer);
     signal?.removeEventListener("abort", onAbort);
-    activeRuns.delete(session.id);
     // Nobody here drives the run any more: a lease still held (a failure left it running) is not renewed, so the run
     // is taken over once it expires.
     env.store.leases?.forget(session.id);

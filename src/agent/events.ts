@@ -24,7 +24,8 @@ export type AgentEvent = { runId: string; at: number } & (
   | { type: "model-loading"; model: string; progress?: number }
   /** The model finished loading, `durationMs` after the first model-loading event; the first step follows. */
   | { type: "model-loaded"; model: string; durationMs: number }
-  | { type: "step-started"; step: number }
+  /** `tools`: the tools offered this turn, when a tool selection picks them per turn. */
+  | { type: "step-started"; step: number; tools?: string[] }
   | { type: "text-delta"; step: number; text: string }
   | { type: "reasoning-delta"; step: number; text: string }
   | { type: "call-started"; step: number; callId: string; name: string }

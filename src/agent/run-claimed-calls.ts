@@ -3,6 +3,7 @@ import { gateCall } from "../tools/call-gate.js";
 import { ToolNotFoundError } from "../tools/errors.js";
 import { errorResult } from "../tools/normalize-tool-result.js";
 import type { ExecuteOptions, ToolCallOutcome } from "../tools/tool-executor.js";
+import { DRY_RUN_APPROVAL } from "./classify-calls.js";
 import type { Emit, RunEnvironment } from "./run-environment.js";
 import { applyFinish, type RunSession } from "./run-session.js";
 
@@ -104,6 +105,9 @@ async function executeClaimedCall(input: {
     const options: ExecuteOptions = { signal: input.signal };
     if (env.userId !== undefined) options.userId = env.userId;
     if (env.dryRun) options.dryRun = true;
+    // Approved only because the run is a dry run (nobody was asked): it reports what it would do, read-only or not.
+    if (env.dryRun && call.approval?.decidedBy === "policy" && call.approval.reason === DRY_RUN_APPROVAL)
+      options.describeInstead = true;
     outcome = await env.executor.execute(
       { name: call.name, arguments: call.arguments, callId: call.id, runId: call.runId },
       options,

@@ -6,6 +6,7 @@ import type { Redactor } from "../tools/redact-secrets.js";
 import type { AnyToolDefinition } from "../tools/tool-definition.js";
 import type { ToolExecutor } from "../tools/tool-executor.js";
 import type { AgentEventBody } from "./events.js";
+import type { TurnContext } from "./turn-tools.js";
 
 /** What the parts of a run need from the Agent that drives it: built once per agent, read-only. */
 export interface RunEnvironment {
@@ -23,8 +24,13 @@ export interface RunEnvironment {
   tool(name: string): AnyToolDefinition | undefined;
   /** The names of the tools offered, for "unknown tool" observations. */
   toolNames(): string[];
-  /** The MCP tool objects offered to the model. */
-  offeredTools(): readonly Tool[];
+  /**
+   * The MCP tool objects offered to the model: the whole catalogue, or — with a tool selection and the turn's
+   * context — the tools chosen for this turn.
+   */
+  offeredTools(context?: TurnContext): readonly Tool[];
+  /** Whether turns may offer less than the whole catalogue (then `step-started` names the tools offered). */
+  readonly selectingTools: boolean;
   /** Redact anything before it is stored or shown (the model's own words included). */
   clean<T>(value: T): T;
 }

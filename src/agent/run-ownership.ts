@@ -4,8 +4,18 @@ import os from "node:os";
 /** Who drives a run: this process, as `host:pid`, recorded on the run while it is driven. */
 export const RUN_OWNER = `${os.hostname()}:${process.pid}`;
 
-/** Runs being driven in this process, whatever Agent instance drives them. */
-export const activeRuns = new Set<string>();
+/** A run driven in this process: how to stop it, and when its driver is done. */
+export interface DrivenRun {
+  readonly controller: AbortController;
+  /** Settles once the driver stopped (whatever the outcome). */
+  readonly ended: Promise<void>;
+}
+
+/**
+ * Runs being driven in this process, whatever Agent instance drives them: what makes `resume` refuse a second driver
+ * and lets `cancel` stop the one there is.
+ */
+export const activeRuns = new Map<string, DrivenRun>();
 
 export function newRunId(): string {
   // randomUUID draws from a cached entropy pool; its first 8 characters are random hex.

@@ -32,7 +32,15 @@ export async function runStep(input: {
     stop: undefined,
     chain: Promise.resolve(),
   };
-  emit({ type: "step-started", step: generating.step });
+  // Copies: the transcript grows while the model may still hold this request.
+  const tools = env
+    .offeredTools({ messages: session.messages, called: [...new Set(session.calls.map((c) => c.name))] })
+    .slice();
+  emit(
+    env.selectingTools
+      ? { type: "step-started", step: generating.step, tools: tools.map((t) => t.name) }
+      : { type: "step-started", step: generating.step },
+  );
   const newId = session.callIds(() => generating.step);
   const stream = createTurnStream({ emit, step: () => generating.step, redactor: env.redactor });
   const executeCall = createInGenerationCalls({
@@ -51,7 +59,7 @@ export async function runStep(input: {
       {
         // Copies: the transcript grows while the model may still hold this request.
         messages: session.messages.slice(),
-        tools: env.offeredTools().slice(),
+        tools,
         toolChoice: env.toolChoice,
         signal,
         executeCall,

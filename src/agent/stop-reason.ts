@@ -20,14 +20,18 @@ export type RunEndPatch = RunPatch & {
   error?: string;
 };
 
-/** The run's last patch: `finished` for an answer (also one cut by the length limit), `stopped` for anything else. */
+/**
+ * The run's last patch: `finished` for an answer (also one cut by the length limit), `stopped` for anything else — a
+ * tool call cut by the length limit too (`length` with no answer).
+ */
 export function runEndPatch(input: {
   reason: StopReason;
   answer: string | null;
   error?: string | undefined;
   activeMs: number;
 }): RunEndPatch {
-  const status = input.reason === "final-answer" || input.reason === "length" ? "finished" : "stopped";
+  const answered = input.reason === "final-answer" || (input.reason === "length" && input.answer !== null);
+  const status = answered ? "finished" : "stopped";
   const patch: RunEndPatch = {
     status,
     stopReason: input.reason,

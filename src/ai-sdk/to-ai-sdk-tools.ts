@@ -1,10 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { jsonSchema, type ModelMessage, type Tool, type ToolSet } from "ai";
-import {
-  type ApprovalPolicy,
-  type ApprovalPolicyConfig,
-  resolveApprovalPolicy,
-} from "../tools/approval-policy.js";
+import type { ApprovalPolicyConfig } from "../tools/approval-policy.js";
+import { type CallGateAnswer, executeOptionsFor, gateCall } from "../tools/call-gate.js";
 import { errorResult } from "../tools/normalize-tool-result.js";
 import type { AnyToolDefinition } from "../tools/tool-definition.js";
 import { ToolExecutor, type ToolExecutorOptions } from "../tools/tool-executor.js";
@@ -20,7 +17,10 @@ export interface AiSdkToolsOptions {
   approval?: ApprovalPolicyConfig;
   /** On whose behalf calls run: cooldowns and rate limits count per user. */
   userId?: string;
-  /** Tools with side effects only report what they would do (and so need no approval); read-only tools run. */
+  /**
+   * A dry run: nothing changes, so no call asks for approval. Tools with side effects report what they would do;
+   * read-only tools run, except those whose policy asks, which report too (as on every surface: CallGate).
+   */
   dryRun?: boolean;
   /**
    * Settings of an executor of its own for these tools (concurrency, timeouts, output limit, redaction). Without them a
@@ -29,11 +29,9 @@ export interface AiSdkToolsOptions {
   executor?: ToolExecutorOptions;
 }
 
-/** What the SDK's approval for one call comes to under toolbridge's policy. */
-type Verdict = "ask" | "never" | "run";
-
 interface Gate {
-  verdict(input: unknown): Verdict;
+  /** CallGate's answer for this call; `approved` when a person approved this very call. */
+  check(input: unknown, approved?: boolean): CallGateAnswer;
 }
 
 /** The gate of each tool this module made, for `toAiSdkToolApproval`. */
@@ -92,17 +90,16 @@ function toAiSdkTool(
   options: AiSdkToolsOptions,
 ): Tool {
   const name = definition.tool.name;
+  // The one rule for whether a call runs (policy, a person's word, a dry run), as every other surface decides it.
   const gate: Gate = {
-    verdict(input) {
-      const policy: ApprovalPolicy = resolveApprovalPolicy(
-        options.approval,
-        { name, arguments: asArguments(input) },
-        definition,
-      );
-      if (policy === "never") return "never";
-      // A dry run changes nothing, so it needs nobody's approval (as in agent runs).
-      return policy === "ask" && !(options.dryRun && definition.hasSideEffects) ? "ask" : "run";
-    },
+    check: (input, approved) =>
+      gateCall({
+        name,
+        arguments: asArguments(input),
+        tool: definition,
+        approval: options.approval,
+        caller: { decision: approved ? "approved" : undefined, dryRun: options.dryRun },
+      }),
   };
   const tool: Tool = {
     type: "dynamic",
@@ -117,14 +114,14 @@ function toAiSdkTool(
           : { success: false, error: new Error(problem) };
       },
     }),
-    needsApproval: (input) => gate.verdict(input) === "ask",
+    needsApproval: (input) => gate.check(input).action === "ask",
     execute: async (input: unknown, { toolCallId, abortSignal, messages }): Promise<CallToolResult> => {
       // The policy is enforced here as well: whatever the caller's SDK approval settings, a `never` tool does not run,
       // and an `ask` tool runs only as the answer to a person's approval of this call.
-      const verdict = gate.verdict(input);
-      if (verdict === "never")
+      const answer = gate.check(input, approvedInMessages(messages, toolCallId));
+      if (answer.action === "refuse")
         return errorResult(`${name} is not allowed here (approval policy: never); it was not run.`);
-      if (verdict === "ask" && !approvedInMessages(messages, toolCallId))
+      if (answer.action === "ask")
         return errorResult(
           `${name} needs a person's approval (approval policy: ask) and none was given for this call; it was not run.`,
         );
@@ -133,7 +130,7 @@ function toAiSdkTool(
         {
           ...(abortSignal ? { signal: abortSignal } : {}),
           ...(options.userId !== undefined ? { userId: options.userId } : {}),
-          ...(options.dryRun ? { dryRun: true } : {}),
+          ...executeOptionsFor(answer, options.dryRun),
         },
       );
       return outcome.result;
@@ -193,9 +190,9 @@ export function toAiSdkToolApproval(
     const gate = gates.get(tool);
     if (!gate) continue;
     out[name] = (input) => {
-      const verdict = gate.verdict(input);
-      if (verdict === "ask") return "user-approval";
-      if (verdict === "never")
+      const answer = gate.check(input);
+      if (answer.action === "ask") return "user-approval";
+      if (answer.action === "refuse")
         return { type: "denied", reason: `${name} is not allowed here (approval policy: never).` };
       return "not-applicable";
     };

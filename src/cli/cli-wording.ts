@@ -25,6 +25,10 @@ const REPLACEMENTS: ReadonlyArray<readonly [RegExp, string]> = [
     /Set OPENAI_API_KEY \(or apiKey\)/g,
     "Set OPENAI_API_KEY (or the variable named by apiKeyEnv in the config's model section)",
   ],
+  [
+    /its token limit \(maxTokens\)/g,
+    "its token limit (--max-tokens, TOOLBRIDGE_MAX_TOKENS or maxTokens in the config's model section)",
+  ],
   // A wrapped message that already ended with a period ("…got "root".. Is it…").
   [/(?<=[^\s.])\.\.(?=\s|$)/g, "."],
 ];

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command } from "commander";
 import { registerChatCommand } from "./commands/chat.js";
+import { registerEvalCommand } from "./commands/eval.js";
 import { registerMcpCommand } from "./commands/mcp.js";
 import { registerParseCommand } from "./commands/parse.js";
 import { registerRunCommand } from "./commands/run.js";
@@ -28,5 +29,6 @@ registerRunsCommand(program);
 registerMcpCommand(program);
 registerServeCommand(program);
 registerParseCommand(program);
+registerEvalCommand(program);
 
 await program.parseAsync(process.argv);

@@ -159,7 +159,7 @@ describe("model settings: flags over environment over config file", () => {
     const input = { env: { TOOLBRIDGE_SEED: "9" }, configFile: undefined, cwd: dir };
     expect(
       requireModelSettings(
-        { ...input, flags: { toolChoice: "required", maxTokens: "12", threads: "1" } },
+        { ...input, flags: { toolChoice: "required", maxTokens: "12", threads: "1", grammar: false } },
         "run",
         fallback,
       ),
@@ -171,6 +171,7 @@ describe("model settings: flags over environment over config file", () => {
       maxTokens: 12,
       seed: 9,
       threads: 1,
+      grammar: false,
     });
     expect(
       usageError(() => requireModelSettings({ ...input, flags: { seed: "x" } }, "run", fallback)).message,
@@ -196,6 +197,12 @@ describe("model settings: flags over environment over config file", () => {
     expect(usageError(() => resolve({ model: "model.gguf", api: "completions" })).message).toContain("--api");
     expect(usageError(() => resolve({ model: "model.gguf", seed: "-1" })).message).toContain("--seed");
     expect(
+      usageError(() => resolve({ baseUrl: "http://127.0.0.1:1/v1", modelName: "m", grammar: false })).message,
+    ).toContain("applies to a local GGUF model");
+    expect(
+      usageError(() => resolve({ model: "model.gguf" }, { TOOLBRIDGE_GRAMMAR: "maybe" })).message,
+    ).toContain("TOOLBRIDGE_GRAMMAR");
+    expect(
       usageError(() => resolve({}, {}, { provider: "anthropic", apiKeyEnv: "TB_TEST_MISSING_KEY" })).message,
     ).toContain("TB_TEST_MISSING_KEY");
   });
@@ -205,7 +212,7 @@ describe("one layer builder: the same keys in flags, environment and config file
   it("has a flag and a variable for every key, named after it, and no flag that is not a key", () => {
     const flags = addModelOptions(new Command())
       .options.map((o) => o.long)
-      .filter((f) => f !== "--no-native-tools" && f !== "--no-copy-arguments");
+      .filter((f) => f !== "--no-native-tools" && f !== "--no-copy-arguments" && f !== "--no-grammar");
     expect(flags.sort()).toEqual(MODEL_KEYS.map(modelFlagName).sort());
     expect(MODEL_KEYS.map(modelEnvName)).toEqual([
       "TOOLBRIDGE_MODEL",
@@ -221,6 +228,7 @@ describe("one layer builder: the same keys in flags, environment and config file
       "TOOLBRIDGE_SEED",
       "TOOLBRIDGE_THREADS",
       "TOOLBRIDGE_COPY_ARGUMENTS",
+      "TOOLBRIDGE_GRAMMAR",
       "TOOLBRIDGE_API_KEY_ENV",
     ]);
   });

@@ -31,6 +31,7 @@ export type { CliModelProvider, ModelSettings } from "./model-settings.js";
  * | seed         | --seed <n>            | TOOLBRIDGE_SEED           | seed                              |
  * | threads      | --threads <n>         | TOOLBRIDGE_THREADS        | threads                           |
  * | copyArguments| --[no-]copy-arguments | TOOLBRIDGE_COPY_ARGUMENTS | copyArguments                     |
+ * | grammar      | --[no-]grammar        | TOOLBRIDGE_GRAMMAR        | grammar (provider "llama")        |
  * | apiKeyEnv    | --api-key-env <VAR>   | TOOLBRIDGE_API_KEY_ENV    | apiKeyEnv                         |
  *
  * API keys themselves come from OPENAI_API_KEY / ANTHROPIC_API_KEY, or the variable `apiKeyEnv` names.
@@ -49,6 +50,7 @@ export const MODEL_KEYS = [
   "seed",
   "threads",
   "copyArguments",
+  "grammar",
   "apiKeyEnv",
 ] as const;
 export type ModelKey = (typeof MODEL_KEYS)[number];
@@ -84,6 +86,7 @@ export interface ModelFlags {
   maxTokens?: string;
   threads?: string;
   copyArguments?: boolean;
+  grammar?: boolean;
   apiKeyEnv?: string;
 }
 
@@ -123,6 +126,11 @@ export function addModelOptions(command: Command): Command {
     )
     .option("--no-copy-arguments", "GGUF text mode: let the model write string arguments freely")
     .option(
+      "--grammar",
+      "a GGUF model in text-protocol mode: constrain call bodies to the tools' schemas (default)",
+    )
+    .option("--no-grammar", "a GGUF model in text-protocol mode: let the model write calls freely")
+    .option(
       "--api-key-env <VAR>",
       "the environment variable holding the API key (default OPENAI_API_KEY/ANTHROPIC_API_KEY)",
     );
@@ -146,6 +154,7 @@ const MODEL_SPECIFIC = [
   "nativeTools",
   "threads",
   "copyArguments",
+  "grammar",
   "apiKeyEnv",
 ] as const;
 /** Fields that make sense for any model. */
@@ -295,6 +304,7 @@ export function buildModelLayer(input: ModelInput, place: Place): Layer {
   set(layer, "seed", integer(value("seed"), where("seed"), 0));
   set(layer, "threads", integer(value("threads"), where("threads"), 1));
   set(layer, "copyArguments", boolean(value("copyArguments"), where("copyArguments")));
+  set(layer, "grammar", boolean(value("grammar"), where("grammar")));
   set(layer, "apiKeyEnv", variableName(value("apiKeyEnv"), where("apiKeyEnv")));
   return layer;
 }
@@ -433,6 +443,11 @@ export function checkModelSettings(
       break;
     case "anthropic":
       break;
+  }
+  if (settings.grammar !== undefined && settings.provider !== "llama" && settings.provider !== "replay") {
+    throw new CliError(
+      "The call grammar (--grammar / --no-grammar, TOOLBRIDGE_GRAMMAR or grammar in the config) applies to a local GGUF model (--model <file.gguf>) in text-protocol mode; a server's output is only parsed.",
+    );
   }
   if (settings.apiKeyEnv !== undefined && !env[settings.apiKeyEnv]) {
     throw new CliError(

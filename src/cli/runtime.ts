@@ -5,6 +5,7 @@ import { fileEraVerdictStore, type McpMountLogger } from "../mcp/mcp-server-conn
 import { type MountedMcpServers, mountMcpServers } from "../mcp/mount-mcp-servers.js";
 import { defaultDataDir } from "../store/default-db-path.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
+import { MathWorkerPool } from "../tools/builtin/math-worker-pool.js";
 import { ToolExecutor } from "../tools/tool-executor.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
 
@@ -14,6 +15,11 @@ export interface RuntimeOptions {
   cwd?: string;
   /** Where messages about mounted MCP servers go (start failures, restarts). Default: warnings and errors to stderr. */
   mcpLogger?: McpMountLogger;
+  /**
+   * Start the calculator's workers now, in the background (loading mathjs takes a second, many under load), so that
+   * the first calculation does not wait for them: for `chat`, where a person waits. Default: at the first call.
+   */
+  startCalculator?: boolean;
 }
 
 /** Warnings and errors on stderr: stdout may carry JSON or the MCP protocol. */
@@ -47,7 +53,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const builtinOptions: Parameters<typeof createBuiltinTools>[0] = {};
   if (config.filesystem) builtinOptions.filesystem = config.filesystem;
   if (config.webSearch) builtinOptions.webSearch = config.webSearch;
+  const calculatorPool = new MathWorkerPool();
+  builtinOptions.calculator = { pool: calculatorPool };
   registry.registerAll(createBuiltinTools(builtinOptions));
+  // A worker that fails to start now is started again by the first call, which reports what went wrong.
+  if (options.startCalculator) calculatorPool.warmUp().catch(() => {});
 
   const executorOptions: ConstructorParameters<typeof ToolExecutor>[1] = {};
   if (config.tools?.concurrency) executorOptions.concurrency = config.tools.concurrency;
@@ -62,7 +72,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     logger: options.mcpLogger ?? defaultMcpLogger,
     eraVerdicts: fileEraVerdictStore(path.join(defaultDataDir(), "mcp-eras.json")),
   });
-  const closers: Array<() => Promise<void> | void> = [() => mcpServers.close()];
+  const closers: Array<() => Promise<void> | void> = [() => calculatorPool.close(), () => mcpServers.close()];
   let closed = false;
   return {
     config,

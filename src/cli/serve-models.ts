@@ -13,6 +13,7 @@ import { createCliModel } from "./create-cli-model.js";
 import {
   checkModelSettings,
   layerFromConfig,
+  type ModelFlags,
   type ModelSettings,
   mergeModelLayers,
   resolveModelSettings,
@@ -47,7 +48,7 @@ function nameOf(settings: ModelSettings): string {
 }
 
 /**
- * The models `serve` offers: the `models` section by name, plus the model `run` would use (flags aside: the
+ * The models `serve` offers: the `models` section by name, plus the model `run` would use (its flags, the
  * environment, then the config's `model` key) as the default; with none of them, the bundled demo model. Undefined
  * when there is no model at all (then /v1 is off; /mcp still works). Settings are checked now — a missing GGUF or
  * API key variable stops `serve` at startup with the key named — but nothing is loaded until asked for.
@@ -55,6 +56,8 @@ function nameOf(settings: ModelSettings): string {
 export function serveModelCatalog(input: {
   config: ToolbridgeConfig;
   configFile: string | undefined;
+  /** serve's model flags (`--model`, `--base-url`, …): over the environment and the config's `model`, as for `run`. */
+  flags?: ModelFlags;
   env?: Readonly<Record<string, string | undefined>>;
 }): ModelCatalog | undefined {
   const env = input.env ?? process.env;
@@ -72,7 +75,7 @@ export function serveModelCatalog(input: {
   }
   let defaultName: string | undefined;
   const main = resolveModelSettings({
-    flags: {},
+    flags: input.flags ?? {},
     env,
     config: input.config.model,
     configFile: input.configFile,

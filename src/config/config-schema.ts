@@ -23,6 +23,14 @@ export const toolsConfigSchema = z.strictObject({
   pageSize: z.number().int().min(1).max(10_000).optional(),
 });
 
+/** Tool preselection for large catalogues (run, chat, `serve`'s runs): see AgentOptions.toolSelection. */
+export const toolSelectionConfigSchema = z.strictObject({
+  /** Tools retrieval picks per turn, by the conversation; the `always` ones and those already called come on top. */
+  maxTools: z.number().int().min(1, "maxTools must be at least 1").max(10_000),
+  /** Tools always offered: names or `*` patterns. */
+  always: z.array(z.string().min(1)).optional(),
+});
+
 export const redactionConfigSchema = z.strictObject({
   /** Environment variables whose values are secrets, besides those whose names look like one (…KEY, …TOKEN). */
   envVars: z.array(z.string().min(1)).optional(),
@@ -67,6 +75,10 @@ export const mcpServeConfigSchema = z.strictObject({
 export const serverConfigSchema = z.strictObject({
   /** Mark the session cookie `Secure` (the server is reached over HTTPS, through a TLS proxy). Flag: --secure-cookie. */
   secureCookie: z.boolean().optional(),
+  /** Browser origins allowed besides the server's own (`https://app.example`). Flag: --allowed-origin. */
+  allowedOrigins: z.array(z.string().min(1)).optional(),
+  /** Host header names allowed besides localhost (a name behind a proxy). Flag: --allowed-host. */
+  allowedHosts: z.array(z.string().min(1)).optional(),
 });
 
 export const configSchema = z.strictObject({
@@ -79,6 +91,8 @@ export const configSchema = z.strictObject({
   db: z.string().min(1, "db must be a path or a postgres:// URL").optional(),
   filesystem: filesystemConfigSchema.optional(),
   tools: toolsConfigSchema.optional(),
+  /** Offer each model turn only the tools that fit the conversation (large catalogues, small models). */
+  toolSelection: toolSelectionConfigSchema.optional(),
   redaction: redactionConfigSchema.optional(),
   /** Web search is off unless a backend is configured here. */
   webSearch: webSearchConfigSchema.optional(),

@@ -62,6 +62,11 @@ export const llamaModelConfigSchema = z.strictObject({
    * included). Default: on for models under 50M parameters.
    */
   copyArguments: z.boolean().optional(),
+  /**
+   * Text-protocol mode: constrain each call's body with a grammar made from the tools' schemas (default true). `false`
+   * lets the model write calls freely (what `toolbridge eval --protocol all` may recommend for some models).
+   */
+  grammar: z.boolean().optional(),
   ...common,
 });
 

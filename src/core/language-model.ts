@@ -91,7 +91,8 @@ export type ModelEvent =
   | { type: "reasoning-delta"; text: string }
   | { type: "call-start"; id?: string; name: string }
   | { type: "call-args-delta"; id?: string; text: string }
-  | { type: "call-end"; id?: string; name: string; arguments: unknown }
+  /** `repaired`: the backend's parser had to mend the call's text to read it (jsonrepair, an unclosed tag). */
+  | { type: "call-end"; id?: string; name: string; arguments: unknown; repaired?: boolean }
   /** `raw`: the markup as the model wrote it, when the backend parsed it from text (for a repair that reads it). */
   | { type: "call-error"; id?: string; name?: string; message: string; raw?: string }
   | {

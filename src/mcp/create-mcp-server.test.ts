@@ -7,7 +7,7 @@ import {
   McpError,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../tools/define-tool.js";
 import { ToolExecutor } from "../tools/tool-executor.js";
@@ -151,12 +151,12 @@ describe("createMcpServer", () => {
       notifications++;
     });
     registry.registerAll([makeTool("x"), makeTool("y"), makeTool("z")]);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(notifications).toBe(1);
+    await vi.waitFor(() => expect(notifications).toBe(1));
+    // A round trip after it: a second notification for the same burst would have come first.
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["x", "y", "z"]);
+    expect(notifications).toBe(1);
     registry.unregister("y");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(notifications).toBe(2);
+    await vi.waitFor(() => expect(notifications).toBe(2));
   });
 
   it("forwards progress to a caller that sent a progressToken", async () => {
@@ -187,6 +187,7 @@ describe("createMcpServer", () => {
 
   it("aborts the tool's signal when the caller cancels the request", async () => {
     const registry = new ToolRegistry();
+    let started = false;
     let aborted: (reason: unknown) => void = () => {};
     const abortedPromise = new Promise((resolve) => {
       aborted = resolve;
@@ -198,6 +199,7 @@ describe("createMcpServer", () => {
         inputSchema: { type: "object", properties: {} },
         handler: (_args, { signal }) =>
           new Promise((_resolve, reject) => {
+            started = true;
             signal.addEventListener("abort", () => {
               aborted(signal.reason);
               reject(new Error("stopped"));
@@ -210,7 +212,7 @@ describe("createMcpServer", () => {
     const call = client.callTool({ name: "hang", arguments: {} }, CallToolResultSchema, {
       signal: controller.signal,
     });
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await vi.waitFor(() => expect(started).toBe(true)); // the call reached the tool
     controller.abort("user pressed stop");
     await expect(call).rejects.toThrow();
     await expect(abortedPromise).resolves.toBeDefined();

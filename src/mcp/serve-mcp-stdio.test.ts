@@ -1,6 +1,7 @@
 import { PassThrough } from "node:stream";
 import { Client, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
 import { afterEach, describe, expect, it } from "vitest";
+import { waitFor } from "../../test/helpers/wait-for.js";
 import { defineTool } from "../tools/define-tool.js";
 import { ToolExecutor } from "../tools/tool-executor.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
@@ -74,9 +75,7 @@ describe("serveMcpOverStdio", () => {
       if (mode !== "legacy") await client.listen({ toolsListChanged: true });
       expect(JSON.stringify(await client.callTool({ name: "first", arguments: {} }))).toContain("first");
       registry.register(tool("second"));
-      const deadline = Date.now() + 5000;
-      while (heard === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(heard).toBeGreaterThan(0);
+      await waitFor("list_changed", () => heard > 0, 5000);
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["first", "second"]);
     });
   }

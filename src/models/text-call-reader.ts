@@ -1,5 +1,5 @@
 import type { Tool } from "@modelcontextprotocol/server";
-import type { ModelEvent, ModelRequest } from "../core/language-model.js";
+import type { ModelEvent, ModelFinishReason, ModelRequest } from "../core/language-model.js";
 import type { ToolCallProtocol } from "../protocols/protocol.js";
 import type { ParserEvent, ToolCallParser } from "../protocols/types.js";
 import { generateCallId } from "./generate-call-id.js";
@@ -27,6 +27,8 @@ export class TextCallReader {
   shown = "";
   /** Calls ended (readable or not). */
   calls = 0;
+  /** Whether the end of the text cut a call off (the parser reported it truncated). */
+  #cut = false;
 
   /** With no call possible (`offersCalls`), what looks like call markup is text the model wrote: it is content. */
   readonly #callsOff: boolean;
@@ -53,6 +55,16 @@ export class TextCallReader {
   /** The events a piece of streamed text completes. */
   push(text: string): ModelEvent[] {
     return this.#map(this.#parser.push(text));
+  }
+
+  /**
+   * The turn's finish reason, given how its generation ended: `tool-calls` once it ended calls — unless the token
+   * limit cut one off, when it stays `length` (that call is incomplete, and a larger limit is the fix). Complete calls
+   * followed by text the limit cut are the turn's calls. Every text path decides it here.
+   */
+  finishReason(ended: ModelFinishReason): ModelFinishReason {
+    if (this.calls === 0) return ended;
+    return ended === "length" && this.#cut ? "length" : "tool-calls";
   }
 
   /** The end of the text: whatever was still open is finished, or reported cut off. */
@@ -93,12 +105,19 @@ export class TextCallReader {
           const known = this.#ids.get(e.index);
           const id = known?.id ?? e.call.id;
           if (!known) out.push({ type: "call-start", id, name: e.call.name });
-          out.push({ type: "call-end", id, name: e.call.name, arguments: e.call.arguments });
+          out.push({
+            type: "call-end",
+            id,
+            name: e.call.name,
+            arguments: e.call.arguments,
+            ...(e.repaired ? { repaired: true } : {}),
+          });
           break;
         }
         case "parse-error":
         case "truncated": {
           this.calls += 1;
+          if (e.type === "truncated") this.#cut = true;
           const known = e.index === undefined ? undefined : this.#ids.get(e.index);
           out.push(
             known

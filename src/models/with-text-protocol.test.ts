@@ -78,3 +78,39 @@ describe("withTextProtocol and parallelToolCalls", () => {
     expect(callEnds(events)).toHaveLength(2);
   });
 });
+
+/** A chat model that writes `text` and ends at its token limit. */
+function cutModel(text: string): LanguageModel {
+  return {
+    id: "cut",
+    async *stream(): AsyncIterable<ModelEvent> {
+      yield { type: "text-delta", text };
+      yield { type: "finish", reason: "length" };
+    },
+  };
+}
+
+describe("withTextProtocol's finish reason at the token limit", () => {
+  const finish = (events: ModelEvent[]) => events.find((e) => e.type === "finish");
+
+  it("stays length when the limit cut a call off (the call is incomplete)", async () => {
+    const events = await run(
+      withTextProtocol(cutModel('<tool_call>\n{"name": "calculator", "argu'), getProtocol("hermes")),
+    );
+    expect(finish(events)).toMatchObject({ reason: "length" });
+    expect(callEnds(events)).toHaveLength(0);
+  });
+
+  it("is tool-calls when complete calls came before the text the limit cut", async () => {
+    const events = await run(
+      withTextProtocol(cutModel(`${call("2 + 2")}Now I will explain the res`), getProtocol("hermes")),
+    );
+    expect(finish(events)).toMatchObject({ reason: "tool-calls" });
+    expect(callEnds(events)).toHaveLength(1);
+  });
+
+  it("is length for plain text the limit cut", async () => {
+    const events = await run(withTextProtocol(cutModel("A long answer that was cu"), getProtocol("hermes")));
+    expect(finish(events)).toMatchObject({ reason: "length" });
+  });
+});

@@ -66,7 +66,7 @@ export function withTextProtocol(
           }
         } else if (event.type === "finish") {
           yield* gate.read(reader.end());
-          yield reader.calls > 0 ? { ...event, reason: "tool-calls" } : event;
+          yield { ...event, reason: reader.finishReason(event.reason) };
         } else if (event.type === "reasoning-delta") yield event;
       }
     }

@@ -6,12 +6,20 @@ describe("decodeCallArguments", () => {
     ["an object", { a: 1 }, { a: 1 }],
     ["a JSON string", '{"a":1}', { a: 1 }],
     ["a double-encoded string", JSON.stringify('{"a":1}'), { a: 1 }],
-    ["a repairable string", "{'a': 1,}", { a: 1 }],
     ["a fenced string", '```json\n{"a":1}\n```', { a: 1 }],
     ["nothing", "  ", {}],
     ["null", null, {}],
   ])("reads %s", (_, raw, expected) => {
     expect(decodeCallArguments(raw)).toEqual({ ok: true, value: expected });
+  });
+
+  it("reads a repairable string and says it was repaired (eval --no-repair counts such calls as unreadable)", () => {
+    expect(decodeCallArguments("{'a': 1,}")).toEqual({ ok: true, value: { a: 1 }, repaired: true });
+    expect(decodeCallArguments(JSON.stringify("{'a': 1,}"))).toEqual({
+      ok: true,
+      value: { a: 1 },
+      repaired: true,
+    });
   });
 
   it.each([

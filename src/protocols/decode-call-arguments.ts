@@ -1,6 +1,9 @@
 import { parseJsonLenient } from "./core/parse-json-lenient.js";
 
-export type DecodedArguments = { ok: true; value: Record<string, unknown> } | { ok: false; error: string };
+/** `repaired`: the text was not valid JSON and `jsonrepair` mended it. */
+export type DecodedArguments =
+  | { ok: true; value: Record<string, unknown>; repaired?: boolean }
+  | { ok: false; error: string };
 
 /**
  * A call's arguments as a model or a backend sent them — an object, a JSON string (as OpenAI-style APIs stream
@@ -15,7 +18,12 @@ export function decodeCallArguments(raw: unknown): DecodedArguments {
     if (!parsed.ok) return { ok: false, error: `the arguments are not valid JSON (${parsed.error})` };
     value = parsed.value;
     // Double-encoded: a JSON string whose text is the object.
-    if (typeof value === "string") return decodeCallArguments(value);
+    if (typeof value === "string") {
+      const inner = decodeCallArguments(value);
+      return inner.ok && parsed.repaired ? { ...inner, repaired: true } : inner;
+    }
+    if (parsed.repaired && value !== null && typeof value === "object" && !Array.isArray(value))
+      return { ok: true, value: value as Record<string, unknown>, repaired: true };
   }
   if (value === undefined || value === null) return { ok: true, value: {} };
   if (typeof value !== "object" || Array.isArray(value))

@@ -64,7 +64,7 @@ export function hostOriginGuard(options: HostOriginGuardOptions): MiddlewareHand
     if (!hostname || !hostAllowed(hostname)) {
       return forbidden(
         c.req.path,
-        `Forbidden: Host "${hostHeader}" is not allowed. Reach this server as localhost/127.0.0.1, or add the name to allowedHosts.`,
+        `Forbidden: Host "${hostHeader}" is not allowed. Reach this server as localhost/127.0.0.1, or allow the name: serve --allowed-host <name> (config: server.allowedHosts; library: allowedHosts).`,
       );
     }
     const origin = c.req.header("origin");
@@ -81,7 +81,7 @@ export function hostOriginGuard(options: HostOriginGuardOptions): MiddlewareHand
       if (!sameOrigin && !extraOrigins.has(normalized)) {
         return forbidden(
           c.req.path,
-          `Forbidden: Origin "${origin}" may not call this server. Add it to allowedOrigins to allow it.`,
+          `Forbidden: Origin "${origin}" may not call this server. Allow it with serve --allowed-origin ${origin} (config: server.allowedOrigins; library: allowedOrigins).`,
         );
       }
     }

@@ -76,10 +76,27 @@ export interface PostgresConnectionOptions {
   idleInTransactionTimeoutMs?: number;
 }
 
-export type Queryable = Pick<pg.ClientBase, "query">;
-
 /** Rows of a query, typed by the caller. */
 export type Rows = Array<Record<string, unknown>>;
+
+/*
+ * What the store uses of pg's clients, declared here instead of taken from pg's types: pg is an optional peer, and a
+ * program that imports toolbridge/store without it (an SQLite user) must still type-check with skipLibCheck: false.
+ */
+
+/** A pg client inside a transaction, or the pool: one statement at a time. */
+export interface Queryable {
+  query(sql: string, params?: unknown[]): Promise<{ rows: Rows; rowCount: number | null }>;
+}
+
+/** A connection of its own (not from the pool), for LISTEN. */
+export interface ListenClient {
+  connect(): Promise<unknown>;
+  query(sql: string): Promise<unknown>;
+  end(): Promise<void>;
+  on(event: "error" | "end", listener: () => void): unknown;
+  on(event: "notification", listener: (message: { channel: string; payload?: string }) => void): unknown;
+}
 
 /**
  * The pool every PostgreSQL part of the store shares, with the two things `pg` leaves to its user:
@@ -95,14 +112,14 @@ export type Rows = Array<Record<string, unknown>>;
  * SQLite store's. The type parsers are this pool's own, so a program that uses `pg` itself is not affected.
  */
 export class PostgresConnection {
-  readonly pool: pg.Pool;
+  readonly #pool: pg.Pool;
   readonly url: string;
   readonly #retryForMs: number;
   #closed = false;
 
   private constructor(url: string, pool: pg.Pool, retryForMs: number) {
     this.url = url;
-    this.pool = pool;
+    this.#pool = pool;
     this.#retryForMs = retryForMs;
   }
 
@@ -147,7 +164,7 @@ export class PostgresConnection {
 
   /** A read (or a single idempotent statement), retried while the server cannot be reached. */
   async query(sql: string, params: readonly unknown[] = []): Promise<Rows> {
-    return this.#retrying(async () => (await this.pool.query(sql, params as unknown[])).rows);
+    return this.#retrying(async () => (await this.#pool.query(sql, params as unknown[])).rows);
   }
 
   /**
@@ -156,7 +173,7 @@ export class PostgresConnection {
    */
   async tx<T>(body: (client: Queryable) => Promise<T>): Promise<T> {
     return this.#retrying(async () => {
-      const client = await this.pool.connect();
+      const client = await this.#pool.connect();
       let broken: Error | undefined;
       let committing = false;
       // A checked-out client reports a dropped connection (server restart, idle-in-transaction timeout) as an 'error'
@@ -203,7 +220,7 @@ export class PostgresConnection {
   }
 
   /** A dedicated client (not from the pool), e.g. for LISTEN. */
-  newClient(): pg.Client {
+  newClient(): ListenClient {
     const { Client } = loadPg();
     return new Client({ connectionString: this.url, application_name: "toolbridge-listen", keepAlive: true });
   }
@@ -211,6 +228,6 @@ export class PostgresConnection {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.pool.end();
+    await this.#pool.end();
   }
 }

@@ -1,5 +1,4 @@
-import type pg from "pg";
-import type { PostgresConnection } from "./postgres-connection.js";
+import type { ListenClient, PostgresConnection } from "./postgres-connection.js";
 
 type Handler = (payload: string) => void;
 
@@ -13,7 +12,7 @@ export class PostgresNotifications {
   readonly #connection: PostgresConnection;
   readonly #handlers = new Map<string, Set<Handler>>();
   readonly #reconnected = new Set<() => void>();
-  #client: pg.Client | undefined;
+  #client: ListenClient | undefined;
   #closed = false;
   #retry: ReturnType<typeof setTimeout> | undefined;
   #wait = 100;

@@ -7,6 +7,7 @@ import {
   withDatabase,
 } from "../../test/helpers/postgres.js";
 import { startPostgresCluster } from "../../test/helpers/postgres-cluster.js";
+import { waitFor } from "../../test/helpers/wait-for.js";
 import { PostgresDatabase } from "./postgres-database.js";
 import { POSTGRES_SCHEMA_VERSION } from "./postgres-migrations.js";
 import { RunFencedError, StoreConflictError } from "./store.js";
@@ -84,7 +85,7 @@ describe.skipIf(!postgresUrl)("PostgresDatabase", () => {
     expect(started.map((db) => db.schemaVersion)).toEqual([1, 1, 1, 1].map(() => POSTGRES_SCHEMA_VERSION));
     await started[0]?.store.createRun(newRun("r1"));
     expect(await started[1]?.store.getRun("r1")).toMatchObject({ id: "r1", status: "running" });
-    const { rows } = await started[0]!.connection.pool.query(
+    const rows = await started[0]!.connection.query(
       "SELECT (SELECT count(*) FROM toolbridge.schema_migrations) AS applied, (SELECT note FROM public.runs) AS app",
     );
     expect(rows[0]).toEqual({ applied: POSTGRES_SCHEMA_VERSION, app: "the app's" });
@@ -120,8 +121,7 @@ describe.skipIf(!postgresUrl)("PostgresStore leases", () => {
 
     // A stops renewing, as a paused process or one cut off from the database would.
     a.leases.stop();
-    await sleep(1700);
-    const taken = await b.leases.claimNext("b:1");
+    const taken = await waitFor("A's lease to expire", () => b.leases.claimNext("b:1"));
     expect(taken).toMatchObject({ id: "r1", status: "running", owner: "b:1" });
 
     // Every state write of the stale owner is refused, and none of it is kept.

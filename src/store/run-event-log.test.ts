@@ -4,11 +4,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { openSqlite } from "../../test/helpers/open-sqlite.js";
-import { createDatabase, dropDatabase, postgresMissing, postgresUrl } from "../../test/helpers/postgres.js";
-import { InMemoryRunEventLog } from "./in-memory-run-event-log.js";
+import { createDatabase, dropDatabase, postgresUrl } from "../../test/helpers/postgres.js";
+import { waitFor } from "../../test/helpers/wait-for.js";
 import { keepNativeAlive } from "./keep-native-alive.js";
 import { PostgresDatabase } from "./postgres-database.js";
-import type { RunEventLog } from "./run-event-log.js";
 import { SqliteRunEventLog } from "./sqlite-run-event-log.js";
 import { SqliteStore } from "./sqlite-store.js";
 
@@ -46,67 +45,6 @@ async function openPostgres(url: string, options: { leaseMs?: number } = {}) {
   cleanups.push(() => database.close());
   return database;
 }
-
-const implementations: Array<[string, () => Promise<RunEventLog>]> = [
-  ["SqliteRunEventLog", async () => (await openSqliteLog()).log],
-  ["InMemoryRunEventLog", async () => new InMemoryRunEventLog()],
-];
-// Skipped only where no PostgreSQL server could be started (test/global-setup.ts); CI always has one.
-if (postgresUrl) {
-  implementations.push([
-    "PostgresRunEventLog",
-    async () => (await openPostgres(await postgresDatabase())).events,
-  ]);
-} else {
-  describe.skip(`RunEventLog contract: PostgresRunEventLog — no PostgreSQL: ${postgresMissing}`, () => {
-    it("skipped", () => {});
-  });
-}
-
-describe.each(implementations)("RunEventLog contract: %s", (_name, open) => {
-  it("numbers each run's events 1, 2, 3 … and lists them in order after a seq", async () => {
-    const log = await open();
-    const seqs = await Promise.all([
-      log.append("run_a", { type: "run-started" }),
-      log.append("run_b", { type: "run-started" }),
-      log.append("run_a", { type: "text-delta", text: "he" }),
-      log.append("run_a", { type: "text-delta", text: "llo" }),
-    ]);
-    expect(seqs).toEqual([1, 1, 2, 3]);
-    expect((await log.list("run_a")).map((r) => [r.seq, r.event])).toEqual([
-      [1, { type: "run-started" }],
-      [2, { type: "text-delta", text: "he" }],
-      [3, { type: "text-delta", text: "llo" }],
-    ]);
-    expect((await log.list("run_a", 1)).map((r) => r.seq)).toEqual([2, 3]);
-    expect((await log.list("run_a", 1, 1)).map((r) => r.seq)).toEqual([2]);
-    expect(await log.list("run_a", 3)).toEqual([]);
-    expect(await log.lastSeq("run_a")).toBe(3);
-    expect(await log.lastSeq("run_b")).toBe(1);
-    expect(await log.lastSeq("nobody")).toBe(0);
-  });
-
-  it("commits an event before its append resolves, and keeps it as it was when appended", async () => {
-    const log = await open();
-    const event = { type: "text-delta", text: "a" };
-    const pending = log.append("run_a", event);
-    event.text = "changed";
-    expect(await log.lastSeq("run_a")).toBe(0); // queued for this tick's transaction, not yet visible
-    await pending;
-    expect(await log.lastSeq("run_a")).toBe(1);
-    expect((await log.list("run_a"))[0]?.event).toEqual({ type: "text-delta", text: "a" });
-  });
-
-  it("forgets deleted runs and numbers a new event of them from 1", async () => {
-    const log = await open();
-    await log.append("run_a", { type: "run-started" });
-    await log.append("run_b", { type: "run-started" });
-    await log.deleteRuns(["run_a"]);
-    expect(await log.list("run_a")).toEqual([]);
-    expect(await log.lastSeq("run_b")).toBe(1);
-    expect(await log.append("run_a", { type: "run-started" })).toBe(1);
-  });
-});
 
 describe("SqliteRunEventLog", () => {
   it("continues a run's numbering after the database is reopened", async () => {
@@ -204,8 +142,7 @@ describe.skipIf(!postgresUrl)("PostgresRunEventLog (several instances on one dat
     expect(await a.events.append("run_a", { type: "run-started" })).toBe(1);
     // A stops renewing (as a paused process would); B takes the run over once the lease expired.
     a.leases.stop();
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect((await b.leases.claimNext("b:1"))?.id).toBe("run_a");
+    expect((await waitFor("A's lease to expire", () => b.leases.claimNext("b:1")))?.id).toBe("run_a");
     await expect(a.events.append("run_a", { type: "text-delta", text: "stale" })).rejects.toThrow(
       /taken over/,
     );

@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createDatabase, dropDatabase, postgresUrl } from "../../test/helpers/postgres.js";
-import { InMemoryToolSettingsStore } from "./in-memory-tool-settings-store.js";
 import { PostgresDatabase } from "./postgres-database.js";
 import { SqliteStore } from "./sqlite-store.js";
 import { SqliteToolSettingsStore } from "./sqlite-tool-settings-store.js";
@@ -23,72 +22,11 @@ async function postgresOn(url: string) {
   opened.push(database);
   return database;
 }
-let files = 0;
 
 function sqliteOn(file: string): ToolSettingsStore {
   const store = new SqliteStore(file, { synchronous: "normal" });
   opened.push(store);
   return new SqliteToolSettingsStore(store.db);
-}
-
-/** One contract, every implementation (as the run stores do). */
-const implementations: Array<[string, () => ToolSettingsStore | Promise<ToolSettingsStore>]> = [
-  ["InMemoryToolSettingsStore", () => new InMemoryToolSettingsStore()],
-  ["SqliteToolSettingsStore", () => sqliteOn(path.join(dir, `s${++files}.db`))],
-];
-// Skipped only where no PostgreSQL server could be started (test/global-setup.ts); CI always has one.
-if (postgresUrl)
-  implementations.push([
-    "PostgresToolSettingsStore",
-    async () => {
-      const url = await createDatabase();
-      databases.push(url);
-      return (await postgresOn(url)).toolSettings;
-    },
-  ]);
-
-for (const [label, make] of implementations) {
-  describe(`ToolSettingsStore contract: ${label}`, () => {
-    it("keeps each field as given and lists settings sorted by name", async () => {
-      const store = await make();
-      await store.put({ name: "zeta", enabled: false, updatedAt: "2026-01-01T00:00:00.000Z" });
-      await store.put({ name: "alpha", policy: "never", updatedAt: "2026-01-02T00:00:00.000Z" });
-      await store.put({ name: "mid", enabled: true, policy: "ask", updatedAt: "2026-01-03T00:00:00.000Z" });
-      expect(await store.list()).toEqual([
-        { name: "alpha", policy: "never", updatedAt: "2026-01-02T00:00:00.000Z" },
-        { name: "mid", enabled: true, policy: "ask", updatedAt: "2026-01-03T00:00:00.000Z" },
-        { name: "zeta", enabled: false, updatedAt: "2026-01-01T00:00:00.000Z" },
-      ]);
-      expect(await store.get("alpha")).toEqual({
-        name: "alpha",
-        policy: "never",
-        updatedAt: "2026-01-02T00:00:00.000Z",
-      });
-      expect(await store.get("nothing")).toBeUndefined();
-    });
-
-    it("replaces a setting as a whole, and forgets one with nothing left in it", async () => {
-      const store = await make();
-      await store.put({ name: "t", enabled: false, policy: "ask", updatedAt: "2026-01-01T00:00:00.000Z" });
-      await store.put({ name: "t", policy: "always", updatedAt: "2026-01-02T00:00:00.000Z" });
-      expect(await store.get("t")).toEqual({
-        name: "t",
-        policy: "always",
-        updatedAt: "2026-01-02T00:00:00.000Z",
-      });
-      await store.put({ name: "t", updatedAt: "2026-01-03T00:00:00.000Z" });
-      expect(await store.get("t")).toBeUndefined();
-      expect(await store.list()).toEqual([]);
-    });
-
-    it("hands out copies: changing a returned setting changes nothing stored", async () => {
-      const store = await make();
-      await store.put({ name: "t", enabled: false, updatedAt: "2026-01-01T00:00:00.000Z" });
-      const got = await store.get("t");
-      if (got) got.enabled = true;
-      expect((await store.get("t"))?.enabled).toBe(false);
-    });
-  });
 }
 
 describe("SqliteToolSettingsStore", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { ApprovalPolicy } from "./approval-policy.js";
-import { type CallerWord, CallGate, gateCall } from "./call-gate.js";
+import { type CallerWord, CallGate, executeOptionsFor, gateCall } from "./call-gate.js";
 import { defineTool } from "./define-tool.js";
 import type { AnyToolDefinition } from "./tool-definition.js";
 import { ToolRegistry } from "./tool-registry.js";
@@ -33,7 +33,8 @@ describe("gateCall", () => {
     [destructive, undefined, { decision: "approved" }, "run"],
     [destructive, undefined, { decision: "denied" }, "refuse:denied"],
     [destructive, undefined, { dryRun: true }, "run"],
-    [readOnly, "ask", { dryRun: true }, "ask"],
+    // A dry run needs nobody's word, read-only tool or not: nothing of it runs (see executeOptionsFor).
+    [readOnly, "ask", { dryRun: true }, "run"],
     [destructive, "always", {}, "run"],
     [readOnly, "always", { decision: "denied" }, "refuse:denied"],
     [readOnly, "never", {}, "refuse:never"],
@@ -85,6 +86,29 @@ describe("gateCall", () => {
     expect(run(destructive, { decision: "approved" })).toMatchObject({ approvedBy: "person" });
     expect(run(destructive, { dryRun: true })).toMatchObject({ approvedBy: "dry-run" });
     expect(run(readOnly, {})).toMatchObject({ action: "run", approvedBy: undefined });
+  });
+
+  it("has a dry run's unapproved call report what it would do, read-only tool or not; an approved one runs as usual", () => {
+    const ask = { look: "ask" as const };
+    const dry = gateCall({
+      name: "look",
+      arguments: {},
+      tool: readOnly,
+      approval: ask,
+      caller: { dryRun: true },
+    });
+    expect(dry.action === "run" && executeOptionsFor(dry, true)).toEqual({
+      dryRun: true,
+      describeInstead: true,
+    });
+    const confirmed = gateCall({
+      name: "look",
+      arguments: {},
+      tool: readOnly,
+      approval: ask,
+      caller: { dryRun: true, decision: "approved" },
+    });
+    expect(confirmed.action === "run" && executeOptionsFor(confirmed, true)).toEqual({ dryRun: true });
   });
 
   it("asks a function policy with the call's arguments", () => {

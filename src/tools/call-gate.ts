@@ -10,7 +10,10 @@ import type { ToolRegistry } from "./tool-registry.js";
  */
 export interface CallerWord {
   decision?: "approved" | "denied" | undefined;
-  /** Tools with side effects only report what they would do: that needs nobody's approval. */
+  /**
+   * A dry run: nothing changes, so it needs nobody's approval. Tools with side effects report what they would do; a
+   * tool whose policy asks reports it too, read-only or not, unless a person approved this call (`describeInstead`).
+   */
   dryRun?: boolean | undefined;
 }
 
@@ -26,6 +29,19 @@ export type CallGateAnswer =
   | { action: "run"; policy: ApprovalPolicy; approvedBy: "policy" | "person" | "dry-run" | undefined }
   | { action: "ask"; policy: "ask"; message: string }
   | { action: "refuse"; reason: RefusalReason; policy: ApprovalPolicy | undefined; message: string };
+
+/**
+ * How a call the gate let through runs: a dry run's call that nobody approved only reports what it would do, even
+ * for a read-only tool (its policy asks: nothing of it runs without a person). Every surface passes this on to
+ * ToolExecutor.execute.
+ */
+export function executeOptionsFor(
+  answer: Extract<CallGateAnswer, { action: "run" }>,
+  dryRun: boolean | undefined,
+): { dryRun?: true; describeInstead?: true } {
+  if (!dryRun) return {};
+  return answer.approvedBy === "dry-run" ? { dryRun: true, describeInstead: true } : { dryRun: true };
+}
 
 export interface GateCallInput {
   name: string;
@@ -80,8 +96,8 @@ export function gateCall(input: GateCallInput): CallGateAnswer {
     };
   }
   if (policy === "ask") {
-    if (caller.dryRun && tool.hasSideEffects) return { action: "run", policy, approvedBy: "dry-run" };
     if (caller.decision === "approved") return { action: "run", policy, approvedBy: "person" };
+    if (caller.dryRun) return { action: "run", policy, approvedBy: "dry-run" };
     return {
       action: "ask",
       policy,

@@ -26,6 +26,7 @@ export {
   redactDeep,
 } from "./redact-secrets.js";
 export { ANNOTATION_FORMATS, TIME_ZONE_FORMAT } from "./schema-formats.js";
+export { selectTools, type ToolSelection } from "./select-tools.js";
 export type {
   AnyToolDefinition,
   RateLimit,
@@ -44,6 +45,7 @@ export {
   ToolExecutor,
   type ToolExecutorOptions,
 } from "./tool-executor.js";
+export { ToolIndex, type ToolMatch } from "./tool-index.js";
 export { assertValidToolName, isValidToolName, TOOL_NAME_PATTERN } from "./tool-name.js";
 export {
   type ListToolsOptions,

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { defineTool } from "./define-tool.js";
 import { ToolNotFoundError } from "./errors.js";
@@ -85,7 +85,7 @@ describe("ToolExecutor", () => {
     });
     const { executor } = setup([slow], { concurrency: 2 });
     const flood = Array.from({ length: 6 }, () => executor.call("slow", { who: "flood" }, { userId: "a" }));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await vi.waitFor(() => expect(order).toEqual(["flood"])); // the flood holds the one place it may take
     const started = Date.now();
     await executor.call("slow", { who: "other" }, { userId: "b" });
     // Started at once on the place the flood may not take, not after 6 × 200 ms / 2.

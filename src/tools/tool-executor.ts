@@ -62,6 +62,8 @@ export interface ExecuteOptions {
   onProgress?: (update: ProgressUpdate) => void;
   /** Report what a tool with side effects would do instead of running it. Read-only tools still run. */
   dryRun?: boolean;
+  /** Report what the call would do instead of running it, read-only tool or not (see CallGate's executeOptionsFor). */
+  describeInstead?: boolean;
 }
 
 export type ToolCallStatus =
@@ -199,7 +201,7 @@ export class ToolExecutor {
     const problem = this.checkArguments(definition, args);
     if (problem !== undefined) return finish(errorResult(problem), "invalid-input");
 
-    if (options.dryRun && definition.hasSideEffects) {
+    if (options.describeInstead || (options.dryRun && definition.hasSideEffects)) {
       const description =
         definition.describeDryRun?.(args as Record<string, unknown>) ??
         `would call ${name} with ${JSON.stringify(args)}`;

@@ -144,7 +144,7 @@ describe("approvals", () => {
     expect(await agent.store.listAudit(view.runId)).toEqual([]);
     await agent.approve(view.runId, "call_1_1");
     await expect(agent.approve(view.runId, "call_1_1")).rejects.toThrow(
-      /not waiting for a decision: it is approved/,
+      /was already decided: it was approved by/,
     );
   });
 

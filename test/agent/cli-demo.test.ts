@@ -26,7 +26,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const base = () => ["--model", `replay:${turns}`, "--tools-module", FIXTURE_TOOLS, "--db", db];
 
-// Each step is a fresh `toolbridge` process (tsx from source), several seconds apiece on a busy machine.
+// Each step is a fresh `toolbridge` process (the built bin), a second or more apiece on a busy machine.
 describe("toolbridge run / runs with the replay model", { timeout: 240_000 }, () => {
   it("pauses on a gated call, then `runs approve` and `runs resume` complete it; state is in the SQLite file", () => {
     const paused = cliJson<RunView>(["run", "write hello", "--json", ...base()]);

@@ -2,9 +2,10 @@ import { spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 export const REPO = fileURLToPath(new URL("../../", import.meta.url));
-export const CLI_MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
-export const FIXTURE_TOOLS = fileURLToPath(new URL("./fixtures/append-line-tool.ts", import.meta.url));
-export const HOLD_CHILD = fileURLToPath(new URL("./fixtures/run-and-hold.ts", import.meta.url));
+/** The built bin (test/global-setup.ts keeps it fresh): what `toolbridge` runs for a user. */
+export const CLI_MAIN = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
+export const FIXTURE_TOOLS = fileURLToPath(new URL("./fixtures/append-line-tool.mjs", import.meta.url));
+export const HOLD_CHILD = fileURLToPath(new URL("./fixtures/run-and-hold.mjs", import.meta.url));
 
 export interface CliResult {
   status: number | null;
@@ -13,9 +14,9 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Run the CLI from source in a fresh process (tsx), as a user would run `toolbridge …`. */
+/** Run the built CLI in a fresh process, as a user runs `toolbridge …`. */
 export function cli(args: string[], env: Record<string, string> = {}): CliResult {
-  const result = spawnSync(process.execPath, ["--import", "tsx", CLI_MAIN, ...args], {
+  const result = spawnSync(process.execPath, [CLI_MAIN, ...args], {
     cwd: REPO,
     env: { ...process.env, ...env, NO_COLOR: "1" },
     encoding: "utf8",
@@ -33,7 +34,7 @@ export function cliJson<T>(args: string[], env: Record<string, string> = {}): T 
 
 /** Start the hold-on-pause child, wait for `PAUSED <runId>`, SIGKILL it, and return the run id. */
 export async function runUntilPausedThenKill(args: string[]): Promise<string> {
-  const child = spawn(process.execPath, ["--import", "tsx", HOLD_CHILD, ...args], {
+  const child = spawn(process.execPath, [HOLD_CHILD, ...args], {
     cwd: REPO,
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -33,7 +33,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const lines = () => (existsSync(out) ? readFileSync(out, "utf8").split("\n").filter(Boolean) : []);
 
-// Each step is a fresh `toolbridge` process (tsx from source), several seconds apiece on a busy machine.
+// Each step is a fresh `toolbridge` process (the built bin), a second or more apiece on a busy machine.
 describe("crash safety (SIGKILL)", { timeout: 240_000 }, () => {
   it("a run killed while waiting for approval is approved and resumed by a new process; the call runs exactly once", async () => {
     const runId = await runUntilPausedThenKill([db, turns, FIXTURE_TOOLS, "append a line"]);

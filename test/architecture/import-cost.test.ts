@@ -1,7 +1,9 @@
 /**
- * What importing toolbridge costs: `toolbridge/protocols` is pure TypeScript (a browser bundle can take it), and no
- * entry point loads the native SQLite addon until a SqliteStore is opened. Checked in a fresh process on the built
- * package, the way a user's program imports it.
+ * What importing toolbridge costs: `toolbridge/protocols` is pure TypeScript (a browser bundle can take it), no entry
+ * point loads the native SQLite addon until a SqliteStore is opened, and the root and `toolbridge/tools` stay within a
+ * module budget: provider SDKs load at a model's first request, the dice library (with its own expression engine) at
+ * the first roll, mathjs in the calculator's worker. Checked in a fresh process on the built package, the way a
+ * user's program imports it.
  */
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -17,6 +19,14 @@ function loadedBy(entry: string): string[] {
   const { esm, cjs } = JSON.parse(out) as { esm: string[]; cjs: string[] };
   return [...esm, ...cjs];
 }
+
+/**
+ * Modules each entry may load, with room to grow: the root loaded 1,942 (both provider SDKs, the dice library and its
+ * mathjs) before these budgets, 414 after; `toolbridge/tools` 1,279 before, 238 after.
+ */
+const MODULE_BUDGET = { "dist/index.js": 500, "dist/tools/index.js": 300, "dist/protocols/index.js": 120 };
+/** Packages that load on first use, never with an import of toolbridge's root or `toolbridge/tools`. */
+const LOADED_ON_FIRST_USE = ["openai", "@anthropic-ai/sdk", "@dice-roller/rpg-dice-roller", "mathjs"];
 
 const packagesIn = (modules: string[]) =>
   new Set(
@@ -71,4 +81,13 @@ describe("import cost", () => {
       expect(packages, heavy).not.toContain(heavy);
     expect(modules.filter((m) => m.endsWith(".node"))).toEqual([]);
   });
+
+  for (const [entry, budget] of Object.entries(MODULE_BUDGET)) {
+    it(`${entry} loads at most ${budget} modules, and no package that loads on first use`, () => {
+      const modules = new Set(loadedBy(entry).map((m) => m.replace(/^file:\/\//, "")));
+      expect(modules.size).toBeLessThanOrEqual(budget);
+      const packages = packagesIn([...modules]);
+      for (const lazy of LOADED_ON_FIRST_USE) expect(packages, lazy).not.toContain(lazy);
+    });
+  }
 });

@@ -24,7 +24,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   mcp: ["tools", "store"],
   config: ["tools", "mcp", "models", "protocols"],
   server: ["mcp", "tools", "store", "agent", "models", "protocols", "config"],
-  cli: ["agent", "config", "mcp", "models", "protocols", "server", "store", "tools"],
+  // BFCL-style evaluation: drives any model through the agent's one path from output to calls.
+  eval: ["agent", "models", "protocols", "tools"],
+  cli: ["agent", "config", "eval", "mcp", "models", "protocols", "server", "store", "tools"],
   // The AI SDK adapters: protocols as middleware, the registry as a ToolSet, toolbridge models as AI SDK models.
   "ai-sdk": ["models", "protocols", "tools"],
 };

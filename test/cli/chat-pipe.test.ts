@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { openSqlite } from "../helpers/open-sqlite.js";
-import { runCli } from "../helpers/run-cli.js";
+import { CLI_MAIN, runCli } from "../helpers/run-cli.js";
 
 let dir: string;
 
@@ -123,3 +124,53 @@ describe("toolbridge chat with stdin from a pipe (scripts)", { timeout: 120_000 
     expect(result.stdout).toContain("7.125");
   });
 });
+
+/** The command lines of the processes whose parent is `pid` (Linux's /proc). */
+function childCommands(pid: number): string[] {
+  const commands: string[] = [];
+  for (const entry of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (parent === pid) commands.push(readFileSync(`/proc/${entry}/cmdline`, "utf8").replace(/\0/g, " "));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return commands;
+}
+
+describe.skipIf(process.platform !== "linux")(
+  "toolbridge chat and its calculator",
+  { timeout: 120_000 },
+  () => {
+    it("starts the calculator's workers with the chat, before the first question, so the first call finds one", async () => {
+      const turns = path.join(dir, "calc-turns.jsonl");
+      writeFileSync(turns, `${JSON.stringify(calc("2+2"))}\n${JSON.stringify({ text: "Four." })}\n`);
+      const child = spawn(process.execPath, [CLI_MAIN, "chat", "--db", path.join(dir, "calc.db")], {
+        cwd: dir,
+        env: { ...process.env, NO_COLOR: "1", TOOLBRIDGE_MODEL: `replay:${turns}` },
+      });
+      let out = "";
+      child.stdout.on("data", (chunk: Buffer) => {
+        out += chunk.toString();
+      });
+      try {
+        await vi.waitFor(() => expect(out).toContain("toolbridge chat ·"), {
+          timeout: 60_000,
+          interval: 100,
+        });
+        // Nothing asked yet: the workers are there because the chat started them.
+        await vi.waitFor(
+          () => expect(childCommands(child.pid as number).join("\n")).toContain("calculator-worker"),
+          { timeout: 30_000, interval: 100 },
+        );
+        child.stdin.write("what is 2+2?\n/exit\n");
+        await new Promise((resolve) => child.once("exit", resolve));
+        expect(out).toMatch(/✓ calculator → 4 /);
+      } finally {
+        child.kill("SIGTERM");
+      }
+    });
+  },
+);

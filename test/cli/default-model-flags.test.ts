@@ -23,14 +23,25 @@ describe("the bundled model named by path", { timeout: 120_000 }, () => {
 });
 
 describe("model flags with the default model", { timeout: 120_000 }, () => {
-  it("refuses --tool-choice maybe, naming the flag and the accepted values (exit 2)", () => {
+  it("refuses --tool-choice maybe, naming the flag and the accepted values (exit 2), before loading the model", () => {
     const run = runCli(["run", "what is 2+2", "--tool-choice", "maybe", "--db", path.join(dir, "tc.db")], {
       cwd: dir,
     });
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/--tool-choice must be auto, required, none or the name of an offered tool/);
     expect(run.stderr).toContain("calculator");
+    // The usage error is the whole answer: no "Loading toolbridge-demo.gguf…" / "Could not load …" before it.
+    expect(run.stderr).not.toMatch(/Loading|Could not load/);
     expect(run.stdout).toBe("");
+  });
+
+  it("names the token limit when --max-tokens 3 cuts the model's tool call (stop reason length, exit 1)", () => {
+    const run = runCli(["run", "what is 2+2", "--max-tokens", "3", "--db", path.join(dir, "mt.db")], {
+      cwd: dir,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/stopped: length \(The model reached its token limit \(--max-tokens/);
+    expect(run.stderr).not.toContain("max-consecutive-failures");
   });
 
   it("applies --tool-choice none to the default model: no tool is called", () => {

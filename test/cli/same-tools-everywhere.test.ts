@@ -1,9 +1,10 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { CLI_MAIN, runCli } from "../helpers/run-cli.js";
+import { CLI_MAIN, REPO_ROOT, runCli } from "../helpers/run-cli.js";
+import { startServe, stopAllServes } from "../helpers/serve-process.js";
 
 // Issue 14, item 6: `mcp` and `serve` offer the tools `tools list` shows, the memory tools included, and like
 // `tools list` they open no database until a memory tool is called.
@@ -12,8 +13,9 @@ const db = path.join(dir, "memory.db");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const children: ChildProcessWithoutNullStreams[] = [];
-afterEach(() => {
+afterEach(async () => {
   for (const child of children.splice(0)) child.kill("SIGTERM");
+  await stopAllServes();
 });
 
 function start(args: string[]): ChildProcessWithoutNullStreams {
@@ -84,8 +86,8 @@ describe("mcp, serve and tools list offer the same tools", { timeout: 120_000 },
 
   it("serve (MCP over HTTP) lists what tools list lists, memory tools included", async () => {
     const expected = listed();
-    const child = start(["serve", "--port", "0", "--db", db]);
-    const url = await lineMatching(child, (line) => /on (http:\/\/\S+)/.exec(line)?.[1]);
+    const serve = await startServe(["--db", db]);
+    const url = serve.url;
     const post = async (body: unknown, session?: string) => {
       const response = await fetch(`${url}/mcp`, {
         method: "POST",
@@ -112,5 +114,41 @@ describe("mcp, serve and tools list offer the same tools", { timeout: 120_000 },
     const list = await post(LIST, init.session);
     expect(toolNames((list.message as { result: unknown }).result)).toEqual(expected);
     expect(existsSync(db)).toBe(false);
+  });
+});
+
+describe("--tools-module on every command that offers tools", { timeout: 120_000 }, () => {
+  const module = path.join(dir, "greet-tools.mjs");
+  writeFileSync(
+    module,
+    `import { defineTool } from ${JSON.stringify(path.join(REPO_ROOT, "dist/index.js"))};
+export const tools = [defineTool({
+  name: "greet",
+  description: "Greet someone by name.",
+  inputSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+  annotations: { readOnlyHint: true },
+  handler: ({ name }) => \`Hello, \${name}!\`,
+})];
+`,
+  );
+
+  it("tools list shows the module's tool, tools call runs it, and mcp offers it", async () => {
+    const list = runCli(["tools", "list", "--json", "--db", db, "--tools-module", module], { cwd: dir });
+    expect(list.status, list.stderr).toBe(0);
+    expect(toolNames(JSON.parse(list.stdout))).toContain("greet");
+    const call = runCli(["tools", "call", "greet", "--args", '{"name": "Ada"}', "--tools-module", module], {
+      cwd: dir,
+    });
+    expect(call.status, call.stderr).toBe(0);
+    expect(call.stdout).toContain("Hello, Ada!");
+    const child = start(["mcp", "--db", db, "--tools-module", module]);
+    const answer = lineMatching(child, (line) => {
+      const message = JSON.parse(line) as { id?: number; result?: unknown };
+      return message.id === 2 ? message.result : undefined;
+    });
+    child.stdin.write(`${JSON.stringify(INIT)}\n`);
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+    child.stdin.write(`${JSON.stringify(LIST)}\n`);
+    expect(toolNames(await answer)).toContain("greet");
   });
 });

@@ -8,6 +8,7 @@ import { SqliteStore } from "../../src/store/sqlite-store.js";
 import { SqliteToolSettingsStore } from "../../src/store/sqlite-tool-settings-store.js";
 import { openSqlite } from "../helpers/open-sqlite.js";
 import { CLI_MAIN, runCli } from "../helpers/run-cli.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 // Settings a person made through `serve` (PATCH /api/tools/{name}) hold on every command that offers the same
 // database's tools: `calculator` switched off, `roll_dice` set to `never`.
@@ -32,14 +33,6 @@ beforeAll(async () => {
   await setTool("calculator", { enabled: false });
   await setTool("roll_dice", { policy: "never" });
 });
-
-async function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 interface Status {
   name: string;
@@ -73,6 +66,26 @@ describe("tool settings made through serve hold on every CLI surface", { timeout
     expect(text.stdout).toMatch(/roll_dice .*\[never: refused\]/);
     const off = text.stdout.slice(text.stdout.indexOf("switched off"));
     expect(off).toMatch(/calculator\s+\[disabled\] source: builtin, policy: always/);
+  });
+
+  it("tools search does not rank the switched-off tool (as tool preselection would not offer it)", () => {
+    const search = (database: string) => {
+      const run = runCli([
+        "tools",
+        "search",
+        "calculator: evaluate an arithmetic expression",
+        "--json",
+        "--db",
+        database,
+      ]);
+      expect(run.status, run.stderr).toBe(0);
+      return JSON.parse(run.stdout) as { catalogue: number; tools: Array<{ name: string }> };
+    };
+    const everyTool = search(path.join(dir, "no-settings.db"));
+    expect(everyTool.tools[0]?.name).toBe("calculator");
+    const withSettings = search(db);
+    expect(withSettings.tools.map((tool) => tool.name)).not.toContain("calculator");
+    expect(withSettings.catalogue).toBe(everyTool.catalogue - 1);
   });
 
   it("tools call refuses a switched-off tool and a never tool, running nothing", () => {

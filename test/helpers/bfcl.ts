@@ -1,146 +1,46 @@
 /**
- * Loader for the BFCL v4 test data the repository ships in `data/bfcl` (Apache-2.0, with its LICENSE and
- * checksums; override with the `BFCL_DIR` environment variable). See that folder's README.md for the format.
+ * The BFCL v4 test data the repository ships in `data/bfcl` (the loader is src/eval/bfcl-dataset.ts, re-exported
+ * here; override the folder with the `BFCL_DIR` environment variable). See that folder's README.md for the format.
  *
  * API:
  * - `loadBfclCategory(category)` → `BfclCase[]`: each test entry joined with its possible answer (by index,
- *   checked by id). `answer` is `undefined` for `irrelevance`, which has no answer file.
+ *   checked by id). `answer` is `undefined` for the categories without an answer file (irrelevance, live_irrelevance,
+ *   live_relevance).
  * - `groundTruthCall(entry, expected)` → the single call that BFCL's ground truth describes, with plain
  *   argument values (see its doc comment for the rules), plus the function doc it targets.
  * - `groundTruthCalls(bfclCase)` → all expected calls of an entry, in order.
  * - `loadBfclKnownIssues()` → `known_issues.json`, parsed.
  *
- * When the data folder is missing every loader throws `BfclDataMissingError`, so tests that need the data
- * fail loudly instead of passing with nothing checked.
+ * When the data folder is missing every loader throws `BfclDataError`, so tests that need the data fail loudly
+ * instead of passing with nothing checked.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+
+import type { BfclCase, BfclEntry, BfclExpectedCall } from "../../src/eval/bfcl-dataset.js";
 import type { BfclFunctionDoc, BfclParameterSchema } from "../../src/tools/bfcl-schema.js";
 
-export const BFCL_CATEGORIES = [
-  "simple_python",
-  "multiple",
-  "parallel",
-  "parallel_multiple",
-  "irrelevance",
-  "simple_java",
-  "simple_javascript",
-] as const;
-export type BfclCategory = (typeof BFCL_CATEGORIES)[number];
-
-export interface BfclMessage {
-  role: string;
-  content: string;
-}
-
-export interface BfclEntry {
-  id: string;
-  /** Turns, each a list of messages; in these files always one turn with one user message. */
-  question: BfclMessage[][];
-  function: BfclFunctionDoc[];
-}
-
-/** Param name → acceptable values (ORed). The candidate `""` means the param may be omitted. */
-export type BfclParamCandidates = Record<string, unknown[]>;
-/** One expected call: a single key, the function name, mapping to its params' candidates. */
-export type BfclExpectedCall = Record<string, BfclParamCandidates>;
-
-export interface BfclAnswer {
-  id: string;
-  ground_truth: BfclExpectedCall[];
-}
-
-export interface BfclCase {
-  entry: BfclEntry;
-  /** Undefined for categories without an answer file (irrelevance). */
-  answer: BfclAnswer | undefined;
-}
+export {
+  BFCL_CATEGORIES,
+  type BfclAnswer,
+  type BfclCase,
+  type BfclCategory,
+  BfclDataError,
+  type BfclEntry,
+  type BfclExpectedCall,
+  type BfclKnownIssue,
+  type BfclKnownIssues,
+  type BfclMessage,
+  type BfclParamCandidates,
+  bfclDataDir,
+  loadBfclCategory,
+  loadBfclKnownIssues,
+  NON_LIVE_CATEGORIES,
+} from "../../src/eval/bfcl-dataset.js";
 
 export interface BfclCall {
   name: string;
   arguments: Record<string, unknown>;
   /** The entry's function doc with this name. */
   doc: BfclFunctionDoc;
-}
-
-export interface BfclKnownIssue {
-  id: string;
-  kind?: string;
-  function?: string;
-  /** One param name, or several joined by ", ". */
-  param: string;
-  note?: string;
-  why?: string;
-  type?: string;
-  candidates?: unknown[];
-}
-
-export interface BfclKnownIssues {
-  checker_inconsistent: BfclKnownIssue[];
-  schema_invalid_ground_truth: {
-    no_valid_candidate: BfclKnownIssue[];
-    some_candidate: BfclKnownIssue[];
-    variable_reference_candidates_java_js: BfclKnownIssue[];
-  };
-}
-
-export class BfclDataMissingError extends Error {
-  override readonly name = "BfclDataMissingError";
-}
-
-const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
-
-/** The BFCL data folder: `$BFCL_DIR`, else `<repo root>/data/bfcl`. Throws when it does not exist. */
-export function bfclDataDir(): string {
-  const dir = process.env.BFCL_DIR ? resolve(process.env.BFCL_DIR) : resolve(REPO_ROOT, "data/bfcl");
-  if (!existsSync(join(dir, "data"))) {
-    throw new BfclDataMissingError(
-      `BFCL test data not found at ${dir} (expected ${join(dir, "data")}). These tests need the BFCL v4 ` +
-        "files, which the repository ships in data/bfcl; set BFCL_DIR to use another copy.",
-    );
-  }
-  return dir;
-}
-
-function readJsonLines<T>(file: string): T[] {
-  if (!existsSync(file)) throw new BfclDataMissingError(`BFCL file missing: ${file}`);
-  // The last line has no trailing newline; blank lines (and a stray final newline) are skipped.
-  return readFileSync(file, "utf8")
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line, index) => {
-      try {
-        return JSON.parse(line) as T;
-      } catch (error) {
-        throw new Error(`${file}: line ${index + 1} is not valid JSON (${(error as Error).message})`);
-      }
-    });
-}
-
-/** All entries of one category, each joined with its possible answer. */
-export function loadBfclCategory(category: BfclCategory): BfclCase[] {
-  const dir = bfclDataDir();
-  const entries = readJsonLines<BfclEntry>(join(dir, "data", `BFCL_v4_${category}.json`));
-  const answerFile = join(dir, "possible_answer", `BFCL_v4_${category}.json`);
-  if (category === "irrelevance") return entries.map((entry) => ({ entry, answer: undefined }));
-  const answers = readJsonLines<BfclAnswer>(answerFile);
-  if (answers.length !== entries.length) {
-    throw new Error(`${category}: ${entries.length} entries but ${answers.length} possible answers`);
-  }
-  return entries.map((entry, index) => {
-    const answer = answers[index]!;
-    if (answer.id !== entry.id) {
-      throw new Error(
-        `${category}: entry ${index} has id ${entry.id} but its possible answer has id ${answer.id}`,
-      );
-    }
-    return { entry, answer };
-  });
-}
-
-export function loadBfclKnownIssues(): BfclKnownIssues {
-  return JSON.parse(readFileSync(join(bfclDataDir(), "known_issues.json"), "utf8")) as BfclKnownIssues;
 }
 
 const DICT_TYPES = new Set(["dict", "HashMap"]);

@@ -1,4 +1,4 @@
-import { type ChildProcessWithoutNullStreams, execFile, spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -10,6 +10,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { resultText } from "../../src/tools/normalize-tool-result.js";
 import { CLI_MAIN } from "../helpers/run-cli.js";
+import { type ServeProcess, startServe } from "../helpers/serve-process.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const require = createRequire(import.meta.url);
@@ -58,31 +60,6 @@ function run(
   });
 }
 
-/** Start `toolbridge serve --port 0` and wait for the line that names its URL. */
-async function startServe(
-  extra: string[] = [],
-): Promise<{ url: string; child: ChildProcessWithoutNullStreams }> {
-  const child = spawn(process.execPath, [...cliArgs(), "serve", "--port", "0", ...extra], { cwd: repo });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    let err = "";
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 30_000);
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /on (http:\/\/\S+?) /.exec(out);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      err += chunk.toString();
-    });
-    child.once("exit", (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
-  });
-  return { url, child };
-}
-
 let workDir: string;
 beforeAll(async () => {
   workDir = await mkdtemp(path.join(tmpdir(), "toolbridge-cli-mcp-"));
@@ -118,10 +95,7 @@ describe("toolbridge mcp (stdio)", () => {
     });
     send({ jsonrpc: "2.0", method: "notifications/initialized" });
     send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
-    const deadline = Date.now() + 30_000;
-    while (!lines.some((line) => line.includes('"id":2')) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await waitFor("the tools/list answer", () => lines.some((line) => line.includes('"id":2')), 30_000);
     child.stdin.end();
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
     expect(code).toBe(0);
@@ -182,13 +156,11 @@ const inspector = inspectorPath as string;
 describe.skipIf(!inspectorPath)(
   "MCP Inspector 2 CLI against toolbridge (needs `npm ci --prefix test/node22-tools`)",
   () => {
-    let serve: { url: string; child: ChildProcessWithoutNullStreams } | undefined;
+    let serve: ServeProcess | undefined;
     beforeAll(async () => {
-      serve = await startServe();
+      serve = await startServe([], { cwd: repo });
     });
-    afterAll(() => {
-      serve?.child.kill("SIGTERM");
-    });
+    afterAll(() => serve?.stop());
 
     it("lists and calls the built-in tools over stdio (toolbridge mcp)", async () => {
       const list = await run([

@@ -1,4 +1,3 @@
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -17,6 +16,7 @@ import { createBuiltinTools } from "../../src/tools/builtin/index.js";
 import { ToolExecutor } from "../../src/tools/tool-executor.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
 import { createDatabase, dropDatabase, postgresUrl } from "../helpers/postgres.js";
+import { startServe } from "../helpers/serve-process.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 // The built bin, as users run it (test/global-setup.ts rebuilds it when a source is newer).
@@ -280,8 +280,12 @@ describe("approval state is signed, bound, expiring and single-use", () => {
       const target = path.join(dir, "expired.txt");
       const args = { path: target, content: "late" };
       const first = await rawCall(url, 1, args);
-      await new Promise((resolve) => setTimeout(resolve, 2100));
-      const late = await rawCall(url, 2, args, { ...accepted, requestState: first.result?.requestState });
+      // Two seconds later, by the clock the state is checked against (nobody waits for them to pass).
+      vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 2_100 });
+      const late = await rawCall(url, 2, args, {
+        ...accepted,
+        requestState: first.result?.requestState,
+      }).finally(() => vi.useRealTimers());
       expect(late.error?.code).toBe(-32602);
       expect(existsSync(target)).toBe(false);
     } finally {
@@ -289,28 +293,6 @@ describe("approval state is signed, bound, expiring and single-use", () => {
     }
   });
 });
-
-/** `toolbridge serve --port 0 --db <file>`; resolves with its URL. */
-async function serveProcess(
-  db: string,
-  cwd: string,
-): Promise<{ url: string; child: ChildProcessWithoutNullStreams }> {
-  const child = spawn(process.execPath, [cli, "serve", "--port", "0", "--db", db], { cwd });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /on (http:\/\/\S+?) /.exec(out);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      err += chunk.toString();
-    });
-    child.once("exit", (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
-  });
-  return { url, child };
-}
 
 /** The database both processes share, per store: a file, and (where a server could be started) PostgreSQL. */
 const sharedDatabases: Array<[string, () => Promise<string>]> = [
@@ -326,8 +308,8 @@ describe.each(sharedDatabases)("two serve processes on one database (%s)", (kind
   it("an approval asked by one is answered on the other, and the replay is refused by either", async () => {
     const db = await makeDb();
     if (kind === "PostgreSQL") createdDatabases.push(db);
-    const a = await serveProcess(db, dir);
-    const b = await serveProcess(db, dir);
+    const a = await startServe(["--db", db], { cwd: dir });
+    const b = await startServe(["--db", db], { cwd: dir });
     try {
       const target = path.join(dir, `two-instances-${kind}.txt`);
       const args = { path: target, content: "shared" };
@@ -342,8 +324,7 @@ describe.each(sharedDatabases)("two serve processes on one database (%s)", (kind
       expect(replay.result?.isError).toBe(true);
       expect(existsSync(target)).toBe(false);
     } finally {
-      a.child.kill("SIGTERM");
-      b.child.kill("SIGTERM");
+      await Promise.all([a.stop(), b.stop()]);
     }
   });
 });

@@ -16,6 +16,7 @@ import { defineTool } from "../../src/tools/define-tool.js";
 import { ToolExecutor } from "../../src/tools/tool-executor.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
 import { fetchFromAddress } from "../helpers/fetch-from-address.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const cli = path.join(repo, "dist/cli/main.js");
@@ -32,14 +33,6 @@ const tool = (name: string, ms = 0) =>
       return `${name}:${args.text ?? ""}`;
     },
   });
-
-async function waitFor(what: string, probe: () => boolean, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 const JSON_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 const MODERN_META = {

@@ -19,22 +19,13 @@ import { resultText } from "../../src/tools/normalize-tool-result.js";
 import { ToolExecutor } from "../../src/tools/tool-executor.js";
 import type { RegistryChange } from "../../src/tools/tool-registry.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 const require = createRequire(import.meta.url);
 const serverEntry = (pkg: string) =>
   path.join(path.dirname(require.resolve(`${pkg}/package.json`)), "dist/index.js");
 const EVERYTHING = serverEntry("@modelcontextprotocol/server-everything");
 const FILESYSTEM = serverEntry("@modelcontextprotocol/server-filesystem");
-
-async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe("mounting external MCP servers", () => {
   let root: string;

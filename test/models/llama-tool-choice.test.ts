@@ -4,6 +4,8 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createAgent } from "../../src/agent/create-agent.js";
 import type { AgentEvent } from "../../src/agent/events.js";
+import type { LoadableModel } from "../../src/core/language-model.js";
+import type { RoutedModel } from "../../src/models/create-model.js";
 import { writeTestModel } from "../../src/models/gguf/make-test-model.js";
 import { createLlamaModel } from "../../src/models/llama/index.js";
 import { createBuiltinTools } from "../../src/tools/builtin/index.js";
@@ -24,20 +26,38 @@ const registry = new ToolRegistry();
 registry.registerAll(definitions);
 const RUNS = 50;
 
+/** One loaded model per mode, shared by every run (a GGUF load per seed was most of this file's time). */
+const models = new Map<"native" | "text", RoutedModel>();
+function modelFor(mode: "native" | "text"): RoutedModel {
+  let model = models.get(mode);
+  if (!model) {
+    model = createLlamaModel({ modelPath, mode, threads: 1, maxTokens: 256, gpu: false, temperature: 0.9 });
+    models.set(mode, model);
+  }
+  return model;
+}
+
+/** The shared model with `seed` as every request's sampling seed (a request's seed overrides the model's). */
+function seeded(model: RoutedModel, seed: number): RoutedModel {
+  const loadable = model as Partial<LoadableModel>;
+  return {
+    id: model.id,
+    supportsNativeTools: model.supportsNativeTools,
+    stream: (request) => model.stream({ ...request, sampling: { ...request.sampling, seed } }),
+    // Loaded once for every seed: the agent sees it loading (or loaded) as it would the model itself.
+    get loaded() {
+      return loadable.loaded;
+    },
+    ...(loadable.load ? { load: loadable.load.bind(model) } : {}),
+  } as RoutedModel;
+}
+
 async function forcedCall(
   mode: "native" | "text",
   seed: number,
   toolChoice: "required" | { name: string } = "required",
 ) {
-  const model = createLlamaModel({
-    modelPath,
-    mode,
-    seed,
-    threads: 1,
-    maxTokens: 256,
-    gpu: false,
-    temperature: 0.9,
-  });
+  const model = seeded(modelFor(mode), seed);
   const agent = createAgent({ model, tools: registry, toolChoice, limits: { maxSteps: 1 } });
   const handle = agent.run("What time is it? Roll 2d6 and compute 3*7.");
   const calls: AgentEvent[] = [];

@@ -27,6 +27,7 @@ import { MathWorkerPool } from "../../src/tools/builtin/math-worker-pool.js";
 import { ToolExecutor } from "../../src/tools/tool-executor.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
 import { fetchFromAddress } from "../helpers/fetch-from-address.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { TestSocket } from "../server/runs/helpers.js";
 
 const FLOODER = "127.0.0.1";
@@ -188,7 +189,8 @@ describe.each(SURFACES)("$name", (surface) => {
       const result = await (flooders[i % flooders.length] as Caller)(HEAVY);
       return { ...result, ms: performance.now() - started };
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The flood has taken both workers and queued up behind them.
+    await waitFor("the flood to queue", () => pool.queued > 0, 30_000, 5);
     const started = performance.now();
     const probe = await (prober as Caller)("2+2");
     const probeMs = performance.now() - started;

@@ -14,6 +14,7 @@ import { resultText } from "../../src/tools/normalize-tool-result.js";
 import { ToolExecutor } from "../../src/tools/tool-executor.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
 import { fetchFromAddress } from "../helpers/fetch-from-address.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 const pool = new MathWorkerPool({ size: 2, timeoutMs: 2000, maxMemoryMb: 128, maxQueueWaitMs: 2000 });
 let server: RunningServer;
@@ -57,7 +58,8 @@ describe("calculator over MCP under a flood", () => {
           },
         ) as Promise<CallToolResult>,
     );
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The flood has taken both workers and queued up behind them.
+    await waitFor("the flood to queue", () => pool.queued > 0, 30_000, 5);
     const started = performance.now();
     const quick = (await other.callTool({
       name: "calculator",

@@ -8,6 +8,10 @@
  * stdio, the `ws` client, and the CLI in fresh processes.
  *
  * On main before the gate, the /ws row failed: `tools/call` ran gate_ask without `confirm` and took no `confirm`.
+ *
+ * A second table: a dry run, on every surface that offers one, needs no confirmation — nothing changes — and runs
+ * nothing that changes anything, nor anything whose policy asks. Before the AI SDK's tools asked CallGate, a dry run
+ * there still asked for approval of a read-only tool whose policy asks.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -19,9 +23,12 @@ import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as StdioV1 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport as HttpV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
+import { generateText, type ModelMessage, stepCountIs } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgent } from "../../src/agent/create-agent.js";
 import type { RunView } from "../../src/agent/run-view.js";
+import { toAiSdkTools } from "../../src/ai-sdk/to-ai-sdk-tools.js";
 import { createReplayModel, type ReplayTurn } from "../../src/models/replay-model.js";
 import { RunService } from "../../src/server/runs-api/run-service.js";
 import { type RunningServer, startServer } from "../../src/server/start-server.js";
@@ -34,13 +41,17 @@ import type { AnyToolDefinition } from "../../src/tools/tool-definition.js";
 import { ToolExecutor } from "../../src/tools/tool-executor.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
 import { CLI_MAIN, cli, REPO } from "../agent/cli-helpers.js";
-import { tools as gateTools } from "../fixtures/gate/gate-tools.js";
+import { scriptedModel } from "../ai-sdk/helpers/scripted-model.js";
+import { tools as gateTools } from "../fixtures/gate/gate-tools.mjs";
+import { waitFor } from "../helpers/wait-for.js";
 import { TestSocket } from "../server/runs/helpers.js";
 
-const FIXTURE_TOOLS = path.join(REPO, "test/fixtures/gate/gate-tools.ts");
+const FIXTURE_TOOLS = path.join(REPO, "test/fixtures/gate/gate-tools.mjs");
 
-type Outcome = "ran" | "asked" | "refused";
+/** `described`: the call was let through as a dry run and reported what it would do; nothing ran. */
+type Outcome = "ran" | "asked" | "refused" | "described";
 type Tool = "gate_always" | "gate_ask" | "gate_never" | "gate_off" | "gate_missing";
+type DryRunTool = Tool | "gate_ask_read";
 
 /** The contract: what every surface must do, by the tool's effective settings and whether a person confirmed. */
 const EXPECTED: Record<Tool, { unconfirmed: Outcome; confirmed: Outcome }> = {
@@ -50,6 +61,22 @@ const EXPECTED: Record<Tool, { unconfirmed: Outcome; confirmed: Outcome }> = {
   gate_off: { unconfirmed: "refused", confirmed: "refused" },
   gate_missing: { unconfirmed: "refused", confirmed: "refused" },
 };
+
+/**
+ * A dry run, unconfirmed (`confirmed`: on a surface whose call is a person's own command): no question is asked; tools
+ * with side effects, and read-only ones whose policy asks, report what they would do; the rest is refused as ever.
+ */
+const EXPECTED_DRY_RUN: Record<DryRunTool, { unconfirmed: Outcome; confirmed: Outcome }> = {
+  gate_always: { unconfirmed: "described", confirmed: "described" },
+  gate_ask: { unconfirmed: "described", confirmed: "described" },
+  gate_ask_read: { unconfirmed: "described", confirmed: "ran" },
+  gate_never: { unconfirmed: "refused", confirmed: "refused" },
+  gate_off: { unconfirmed: "refused", confirmed: "refused" },
+  gate_missing: { unconfirmed: "refused", confirmed: "refused" },
+};
+
+/** A result's text tells a dry run's report from a run. */
+const ranOrDescribed = (text: string): Outcome => (text.includes("[dry run]") ? "described" : "ran");
 
 interface Surface {
   name: string;
@@ -62,6 +89,8 @@ interface Surface {
   open(): Promise<void>;
   /** Make the call; "asked" means a person's approval was asked for (and, unconfirmed, not given): nothing ran. */
   call(tool: Tool, mark: string, confirmed: boolean): Promise<Outcome>;
+  /** The same call as a dry run, unconfirmed, where the surface offers one. */
+  dryRun?(tool: DryRunTool, mark: string): Promise<Outcome>;
   close(): Promise<void>;
 }
 
@@ -88,6 +117,7 @@ async function seedSettings(file: string): Promise<void> {
     await put({ name: "gate_always", policy: "always", updatedAt: at });
     await put({ name: "gate_never", policy: "never", updatedAt: at });
     await put({ name: "gate_off", enabled: false, updatedAt: at });
+    await put({ name: "gate_ask_read", policy: "ask", updatedAt: at });
   } finally {
     await seeding.close();
   }
@@ -97,7 +127,7 @@ const ran = (mark: string) =>
   readFileSync(log, "utf8")
     .split("\n")
     .some((line) => line.endsWith(` ${mark}`));
-const turnsFor = (tool: Tool, mark: string): ReplayTurn[] => [
+const turnsFor = (tool: DryRunTool, mark: string): ReplayTurn[] => [
   { text: "Calling it.", calls: [{ name: tool, arguments: { mark } }] },
   { text: "Done." },
   { text: "Anything else?" },
@@ -109,7 +139,7 @@ function outcomeOfRun(view: RunView): Outcome {
   if (!call) throw new Error(`the run made no call: ${JSON.stringify(view)}`);
   if (call.approval?.decision === "pending") return "asked";
   if (call.approval?.decision === "denied" || call.result?.isError) return "refused";
-  return call.result ? "ran" : "refused";
+  return call.result ? ranOrDescribed(JSON.stringify(call.result)) : "refused";
 }
 
 beforeAll(async () => {
@@ -150,6 +180,119 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** A library run (`createAgent`, a dry run or not), approved and resumed when the case confirms. */
+async function agentCall(
+  tool: DryRunTool,
+  mark: string,
+  confirmed: boolean,
+  dryRun: boolean,
+): Promise<Outcome> {
+  const agent = createAgent({
+    model: createReplayModel(turnsFor(tool, mark)),
+    tools: executor,
+    store,
+    approval: settings.approval,
+    dryRun,
+  });
+  let view = await agent.run("go").result;
+  if (view.status === "paused" && confirmed) {
+    await agent.approve(view.runId, view.pending[0]?.callId as string, { by: "tester" });
+    view = await agent.resume(view.runId).result;
+  }
+  return outcomeOfRun(view);
+}
+
+/** POST /api/tools/{name}/call with `confirm` or `dryRun` as given. */
+async function toolsApiCall(
+  tool: DryRunTool,
+  mark: string,
+  flags: Record<string, boolean>,
+): Promise<Outcome> {
+  const response = await fetch(`${server.url}/api/tools/${tool}/call`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ arguments: { mark }, ...flags }),
+  });
+  const body = (await response.json()) as CallToolResult & { error?: { code: string } };
+  if (response.status === 200) return body.isError ? "refused" : ranOrDescribed(JSON.stringify(body.content));
+  return body.error?.code === "approval_required" ? "asked" : "refused";
+}
+
+/** `toolbridge tools call <tool>` in a fresh process: the person's own command names the call. */
+async function cliToolsCall(tool: DryRunTool, mark: string, flags: string[]): Promise<Outcome> {
+  const result = cli([
+    "tools",
+    "call",
+    tool,
+    "--args",
+    JSON.stringify({ mark }),
+    "--tools-module",
+    FIXTURE_TOOLS,
+    "--db",
+    cliDb,
+    ...flags,
+  ]);
+  if (result.status === 0) return ranOrDescribed(result.stdout);
+  expect(result.status, result.stderr).toBe(2);
+  expect(result.stderr).toMatch(/nothing ran|Unknown tool/);
+  return "refused";
+}
+
+/** `toolbridge run` on a replayed model, then `runs approve` and `runs resume` when the case confirms. */
+async function cliRun(tool: DryRunTool, mark: string, confirmed: boolean, flags: string[]): Promise<Outcome> {
+  const turns = path.join(dir, `${mark}.jsonl`);
+  writeFileSync(
+    turns,
+    turnsFor(tool, mark)
+      .map((turn) => JSON.stringify(turn))
+      .join("\n"),
+  );
+  const common = ["--tools-module", FIXTURE_TOOLS, "--db", cliDb];
+  const started = cli(["run", "go", "--json", "--model", `replay:${turns}`, ...common, ...flags]);
+  expect(started.status, started.stderr).toBe(0);
+  let view = JSON.parse(started.stdout) as RunView;
+  if (view.status === "paused" && confirmed) {
+    const callId = view.pending[0]?.callId as string;
+    expect(cli(["runs", "approve", view.runId, callId, "--db", cliDb]).status).toBe(0);
+    const resumed = cli(["runs", "resume", view.runId, "--json", "--db", cliDb]);
+    expect(resumed.status, resumed.stderr).toBe(0);
+    view = JSON.parse(resumed.stdout) as RunView;
+  }
+  return outcomeOfRun(view);
+}
+
+/**
+ * `generateText` over `toAiSdkTools` (a scripted AI SDK model makes the call): an `ask` call comes back as the SDK's
+ * approval request, and runs in a second `generateText` with the person's approving response.
+ */
+async function aiSdkCall(
+  tool: DryRunTool,
+  mark: string,
+  confirmed: boolean,
+  dryRun: boolean,
+): Promise<Outcome> {
+  const tools = toAiSdkTools(executor, { approval: settings.approval, dryRun });
+  const scripted = scriptedModel([{ calls: [{ toolName: tool, input: { mark } }] }, "Done."]);
+  const messages: ModelMessage[] = [{ role: "user", content: "go" }];
+  const result = await generateText({ model: scripted.model, tools, messages, stopWhen: stepCountIs(2) });
+  const request = result.content.find((part) => part.type === "tool-approval-request");
+  if (request) {
+    if (!confirmed) return "asked";
+    messages.push(...result.response.messages, {
+      role: "tool",
+      content: [{ type: "tool-approval-response", approvalId: request.approvalId, approved: true }],
+    });
+    await generateText({ model: scripted.model, tools, messages, stopWhen: stepCountIs(2) });
+  }
+  // What the model was sent back for the call: the result as the SDK hands it on (error-text when it did not run).
+  const sent = scripted.calls
+    .at(-1)
+    ?.prompt.flatMap((message) => (message.role === "tool" ? message.content : []))
+    .find((part) => part.type === "tool-result")?.output;
+  if (!sent || sent.type.startsWith("error")) return "refused";
+  return ranOrDescribed(JSON.stringify(sent));
+}
+
 /** An MCP client of either era that answers the approval question as the case says, counting the questions. */
 function mcpSurface(name: string, era: "2025" | "2026", transport: "http" | "stdio"): Surface {
   let client: { callTool(p: { name: string; arguments: Record<string, unknown> }): Promise<unknown> };
@@ -168,7 +311,7 @@ function mcpSurface(name: string, era: "2025" | "2026", transport: "http" | "std
       // The real `toolbridge mcp`, on the same tool settings as the CLI rows.
       const stdio = {
         command: process.execPath,
-        args: ["--import", "tsx", CLI_MAIN, "mcp", "--tools-module", FIXTURE_TOOLS, "--db", cliDb],
+        args: [CLI_MAIN, "mcp", "--tools-module", FIXTURE_TOOLS, "--db", cliDb],
         cwd: REPO,
         env: { ...(process.env as Record<string, string>), TB_GATE_LOG: log },
         stderr: "ignore" as const,
@@ -212,20 +355,8 @@ const SURFACES: Surface[] = [
     name: "agent (library createAgent)",
     confirmation: "explicit",
     async open() {},
-    async call(tool, mark, confirmed) {
-      const agent = createAgent({
-        model: createReplayModel(turnsFor(tool, mark)),
-        tools: executor,
-        store,
-        approval: settings.approval,
-      });
-      let view = await agent.run("go").result;
-      if (view.status === "paused" && confirmed) {
-        await agent.approve(view.runId, view.pending[0]?.callId as string, { by: "tester" });
-        view = await agent.resume(view.runId).result;
-      }
-      return outcomeOfRun(view);
-    },
+    call: (tool, mark, confirmed) => agentCall(tool, mark, confirmed, false),
+    dryRun: (tool, mark) => agentCall(tool, mark, false, true),
     async close() {},
   },
   {
@@ -241,14 +372,15 @@ const SURFACES: Surface[] = [
       });
       expect(started.status).toBe(202);
       const { runId } = (await started.json()) as { runId: string };
-      const settled = async () => {
-        for (const deadline = Date.now() + 20_000; Date.now() < deadline; ) {
-          const view = (await (await fetch(`${server.url}/api/runs/${runId}`)).json()) as RunView;
-          if (view.status !== "running") return view;
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-        throw new Error(`run ${runId} did not settle`);
-      };
+      const settled = () =>
+        waitFor(
+          `run ${runId} to settle`,
+          async () => {
+            const view = (await (await fetch(`${server.url}/api/runs/${runId}`)).json()) as RunView;
+            return view.status !== "running" ? view : undefined;
+          },
+          20_000,
+        );
       let view = await settled();
       if (view.status === "paused" && confirmed) {
         const decided = await fetch(`${server.url}/api/runs/${runId}/decisions`, {
@@ -267,100 +399,72 @@ const SURFACES: Surface[] = [
     name: "Tools API (POST /api/tools/{name}/call)",
     confirmation: "explicit",
     async open() {},
-    async call(tool, mark, confirmed) {
-      const response = await fetch(`${server.url}/api/tools/${tool}/call`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ arguments: { mark }, ...(confirmed ? { confirm: true } : {}) }),
-      });
-      const body = (await response.json()) as { isError?: boolean; error?: { code: string } };
-      if (response.status === 200) return body.isError ? "refused" : "ran";
-      return body.error?.code === "approval_required" ? "asked" : "refused";
-    },
+    call: (tool, mark, confirmed) => toolsApiCall(tool, mark, { ...(confirmed ? { confirm: true } : {}) }),
+    dryRun: (tool, mark) => toolsApiCall(tool, mark, { dryRun: true }),
     async close() {},
   },
   (() => {
     let socket: TestSocket;
     let id = 0;
-    return {
+    const surface: Surface = {
       name: "WebSocket API (/ws tools/call)",
       confirmation: "explicit",
       async open() {
         socket = await TestSocket.open(`${server.url.replace("http", "ws")}/ws`);
       },
-      async call(tool, mark, confirmed) {
-        const reply = await socket.request(++id, {
-          type: "tools/call",
-          name: tool,
-          arguments: { mark },
-          ...(confirmed ? { confirm: true } : {}),
-        });
-        if (reply.type === "result")
-          return (reply.result as { isError?: boolean }).isError ? "refused" : "ran";
-        const error = reply.error as { reason?: string; message: string };
-        if (error.reason === "approval_required") {
-          expect(error.message).toContain('"confirm": true');
-          return "asked";
-        }
-        return "refused";
-      },
+      call: (tool, mark, confirmed) => wsCall(tool, mark, { ...(confirmed ? { confirm: true } : {}) }),
+      dryRun: (tool, mark) => wsCall(tool, mark, { dryRun: true }),
       async close() {
         socket.close();
       },
-    } satisfies Surface;
+    };
+    return surface;
+    async function wsCall(tool: DryRunTool, mark: string, flags: Record<string, boolean>): Promise<Outcome> {
+      const reply = await socket.request(++id, {
+        type: "tools/call",
+        name: tool,
+        arguments: { mark },
+        ...flags,
+      });
+      if (reply.type === "result") {
+        const result = reply.result as CallToolResult;
+        return result.isError ? "refused" : ranOrDescribed(JSON.stringify(result.content));
+      }
+      const error = reply.error as { reason?: string; message: string };
+      if (error.reason === "approval_required") {
+        expect(error.message).toContain('"confirm": true');
+        return "asked";
+      }
+      return "refused";
+    }
   })(),
   mcpSurface("MCP 2025 over HTTP (/mcp session, elicitation)", "2025", "http"),
   mcpSurface("MCP 2026 over HTTP (/mcp stateless, input_required)", "2026", "http"),
   mcpSurface("MCP 2025 over stdio (toolbridge mcp)", "2025", "stdio"),
   mcpSurface("MCP 2026 over stdio (toolbridge mcp)", "2026", "stdio"),
   {
+    name: "AI SDK (toAiSdkTools, generateText)",
+    confirmation: "explicit",
+    async open() {},
+    call: (tool, mark, confirmed) => aiSdkCall(tool, mark, confirmed, false),
+    dryRun: (tool, mark) => aiSdkCall(tool, mark, false, true),
+    async close() {},
+  },
+  {
     name: "CLI tools call",
     confirmation: "implied",
     async open() {},
-    async call(tool, mark) {
-      const result = cli([
-        "tools",
-        "call",
-        tool,
-        "--args",
-        JSON.stringify({ mark }),
-        "--tools-module",
-        FIXTURE_TOOLS,
-        "--db",
-        cliDb,
-      ]);
-      if (result.status === 0) return "ran";
-      expect(result.status, result.stderr).toBe(2);
-      expect(result.stderr).toMatch(/nothing ran|Unknown tool/);
-      return "refused";
-    },
+    call: (tool, mark) => cliToolsCall(tool, mark, []),
+    dryRun: (tool, mark) => cliToolsCall(tool, mark, ["--dry-run"]),
     async close() {},
   },
   {
     name: "CLI run (then runs approve + runs resume)",
     confirmation: "explicit",
     async open() {},
-    async call(tool, mark, confirmed) {
-      const turns = path.join(dir, `${mark}.jsonl`);
-      writeFileSync(
-        turns,
-        turnsFor(tool, mark)
-          .map((turn) => JSON.stringify(turn))
-          .join("\n"),
-      );
-      const common = ["--tools-module", FIXTURE_TOOLS, "--db", cliDb];
-      const started = cli(["run", "go", "--json", "--model", `replay:${turns}`, ...common]);
-      expect(started.status, started.stderr).toBe(0);
-      let view = JSON.parse(started.stdout) as RunView;
-      if (view.status === "paused" && confirmed) {
-        const callId = view.pending[0]?.callId as string;
-        expect(cli(["runs", "approve", view.runId, callId, "--db", cliDb]).status).toBe(0);
-        const resumed = cli(["runs", "resume", view.runId, "--json", "--db", cliDb]);
-        expect(resumed.status, resumed.stderr).toBe(0);
-        view = JSON.parse(resumed.stdout) as RunView;
-      }
-      return outcomeOfRun(view);
-    },
+    call: (tool, mark, confirmed) => cliRun(tool, mark, confirmed, []),
+    // chat's dry run is the same agent run as run's (addAgentOptions): one CLI row for both.
+    dryRun: (tool, mark) => cliRun(tool, mark, false, ["--dry-run"]),
     async close() {},
   },
   {
@@ -379,18 +483,7 @@ const SURFACES: Surface[] = [
       const input = ["go", confirmed ? "y" : "n", "/exit", ""].join("\n");
       const result = spawnSync(
         process.execPath,
-        [
-          "--import",
-          "tsx",
-          CLI_MAIN,
-          "chat",
-          "--model",
-          `replay:${turns}`,
-          "--tools-module",
-          FIXTURE_TOOLS,
-          "--db",
-          cliDb,
-        ],
+        [CLI_MAIN, "chat", "--model", `replay:${turns}`, "--tools-module", FIXTURE_TOOLS, "--db", cliDb],
         {
           cwd: REPO,
           env: { ...process.env, NO_COLOR: "1", TB_GATE_LOG: log },
@@ -421,6 +514,23 @@ describe.each(SURFACES)("$name", (surface) => {
       const column = confirmed || surface.confirmation === "implied" ? "confirmed" : "unconfirmed";
       const expected = EXPECTED[tool][column];
       expect(await surface.call(tool, mark, confirmed)).toBe(expected);
+      expect(ran(mark), `${tool} ${expected === "ran" ? "did not run" : "ran"}`).toBe(expected === "ran");
+    },
+    90_000,
+  );
+});
+
+describe.each(SURFACES.filter((surface) => surface.dryRun))("$name, dry run", (surface) => {
+  beforeAll(() => surface.open(), 60_000);
+  afterAll(() => surface.close());
+
+  it.each(Object.keys(EXPECTED_DRY_RUN) as DryRunTool[])(
+    "%s: needs no confirmation, and runs only what changes nothing and needs nobody",
+    async (tool) => {
+      const mark = `${surface.name.replace(/\W+/g, "-")}-${tool}-dry`;
+      const expected =
+        EXPECTED_DRY_RUN[tool][surface.confirmation === "implied" ? "confirmed" : "unconfirmed"];
+      expect(await surface.dryRun?.(tool, mark)).toBe(expected);
       expect(ran(mark), `${tool} ${expected === "ran" ? "did not run" : "ran"}`).toBe(expected === "ran");
     },
     90_000,

@@ -5,7 +5,6 @@
  * the server's RSS (read from /proc) must end within 50 MiB of where it started. On main before this change the
  * server read every byte (RSS 150 → 1,037 MiB, and stayed at 938 MiB).
  */
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -13,7 +12,7 @@ import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { CLI_MAIN } from "../helpers/run-cli.js";
+import { type ServeProcess, startServe } from "../helpers/serve-process.js";
 import { GATED_TURNS, openServer, TestSocket, tempDbFile } from "../server/runs/helpers.js";
 
 const TOKEN = "ws-limits-token-0123456789";
@@ -136,31 +135,19 @@ describe("WebSocket message limits (in-process server)", () => {
 
 describe("6 × 90 MiB unauthenticated messages against `toolbridge serve --token`", () => {
   let dir: string;
-  let child: ChildProcessWithoutNullStreams;
+  let serve: ServeProcess;
   let url: string;
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), "tb-ws-limits-"));
     await writeFile(path.join(dir, "turns.jsonl"), `${JSON.stringify({ text: "Hi." })}\n`);
-    child = spawn(
-      process.execPath,
-      [CLI_MAIN, "serve", "--port", "0", "--token", TOKEN, "--db", "db.sqlite"],
-      {
-        cwd: dir,
-        env: { ...process.env, NO_COLOR: "1", TOOLBRIDGE_MODEL: "replay:turns.jsonl" },
-      },
-    );
-    url = await new Promise<string>((resolve, reject) => {
-      let out = "";
-      child.stdout.on("data", (chunk) => {
-        out += chunk;
-        const ws = /WebSocket API .*? (ws:\/\/\S+\/ws)\n/.exec(out);
-        if (ws) resolve(ws[1] as string);
-      });
-      child.on("exit", (code) => reject(new Error(`serve exited ${code}`)));
+    serve = await startServe(["--token", TOKEN, "--db", "db.sqlite"], {
+      cwd: dir,
+      env: { TOOLBRIDGE_MODEL: "replay:turns.jsonl" },
     });
+    url = serve.ws;
   }, 60_000);
   afterAll(async () => {
-    child?.kill("SIGTERM");
+    await serve?.stop();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
@@ -172,11 +159,11 @@ describe("6 × 90 MiB unauthenticated messages against `toolbridge serve --token
     const small = await rawSocket(url);
     await streamHugeFrame(small, 64 * 1024);
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    const before = rssMiB(child.pid as number);
+    const before = rssMiB(serve.child.pid as number);
 
     let peak = before;
     const sampler = setInterval(() => {
-      peak = Math.max(peak, rssMiB(child.pid as number));
+      peak = Math.max(peak, rssMiB(serve.child.pid as number));
     }, 50);
     const started = performance.now();
     const attacks = await Promise.all(
@@ -185,7 +172,7 @@ describe("6 × 90 MiB unauthenticated messages against `toolbridge serve --token
     const seconds = (performance.now() - started) / 1000;
     await new Promise((resolve) => setTimeout(resolve, 2000));
     clearInterval(sampler);
-    const after = rssMiB(child.pid as number);
+    const after = rssMiB(serve.child.pid as number);
     peak = Math.max(peak, after);
 
     const sent = attacks.map((attack) => (attack.written / MiB).toFixed(1));

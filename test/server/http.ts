@@ -69,16 +69,4 @@ export function send(
   });
 }
 
-export async function waitFor<T>(
-  what: string,
-  probe: () => T | undefined | false,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+export { waitFor } from "../helpers/wait-for.js";

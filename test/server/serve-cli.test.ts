@@ -1,56 +1,24 @@
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { CLI_MAIN, runCli } from "../helpers/run-cli.js";
+import { runCli } from "../helpers/run-cli.js";
+import { startServe as startServeProcess, stopAllServes } from "../helpers/serve-process.js";
 import { send } from "./http.js";
 
 vi.setConfig({ testTimeout: 90_000 });
 
 const dir = mkdtempSync(path.join(tmpdir(), "tb-serve-cli-"));
 const db = path.join(dir, "serve.db");
-const children: ChildProcessWithoutNullStreams[] = [];
-afterAll(() => {
-  for (const child of children) child.kill("SIGTERM");
+afterAll(async () => {
+  await stopAllServes();
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** `toolbridge serve --port 0 …` in its own folder; resolves with the whole start banner once it is printed. */
-async function startServe(
-  extra: string[] = [],
-): Promise<{ url: string; banner: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [CLI_MAIN, "serve", "--port", "0", "--db", db, ...extra], {
-    cwd: dir,
-    env: { ...process.env, NO_COLOR: "1" },
-  });
-  children.push(child);
-  let out = "";
-  let err = "";
-  child.stderr.on("data", (chunk: Buffer) => {
-    err += chunk.toString();
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 60_000);
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /on (http:\/\/\S+) [\s\S]*\/mcp\n/.exec(out);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
-  });
-  return {
-    url,
-    banner: out,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-      }),
-  };
+/** `toolbridge serve --port 0 --db <db> …` in its own folder, with the start banner it printed. */
+async function startServe(extra: string[] = [], env: Record<string, string> = {}) {
+  const serve = await startServeProcess(["--db", db, ...extra], { cwd: dir, env });
+  return { ...serve, banner: serve.output() };
 }
 
 describe("toolbridge serve", () => {
@@ -100,6 +68,56 @@ describe("toolbridge serve", () => {
       expect(call.json.error.code).toBe("tool_disabled");
     } finally {
       await second.stop();
+    }
+  });
+
+  it("takes --model like run: the scripted model answers at /v1 as the default", async () => {
+    const turns = path.join(dir, "serve-turns.jsonl");
+    writeFileSync(turns, `${JSON.stringify({ text: "Scripted hello." })}\n`);
+    const serve = await startServe(["--model", `replay:${turns}`], { TOOLBRIDGE_MODEL: "" });
+    try {
+      expect(serve.banner).toMatch(/models: replay \(default replay\)/);
+      const answer = await send(`${serve.url}/v1/chat/completions`, {
+        body: JSON.stringify({ model: "replay", messages: [{ role: "user", content: "hi" }] }),
+      });
+      expect(answer.status, answer.body).toBe(200);
+      expect(answer.json.choices[0].message.content).toBe("Scripted hello.");
+    } finally {
+      await serve.stop();
+    }
+  });
+
+  it("refuses a bad model flag at start, naming it", () => {
+    const bad = runCli(["serve", "--port", "0", "--db", db, "--model", path.join(dir, "missing.gguf")], {
+      cwd: dir,
+    });
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toContain("GGUF file not found");
+    expect(bad.stderr).toContain("--model");
+  });
+
+  it("answers a foreign Origin 403 naming --allowed-origin and the config key; the config key lets it in", async () => {
+    const origin = "https://app.example";
+    const refused = await startServe();
+    try {
+      const response = await send(`${refused.url}/api/tools`, { headers: { origin } });
+      expect(response.status).toBe(403);
+      expect(response.json.error.message).toContain(`--allowed-origin ${origin}`);
+      expect(response.json.error.message).toContain("server.allowedOrigins");
+      const host = await send(`${refused.url}/api/tools`, { headers: { host: "tools.example" } });
+      expect(host.status).toBe(403);
+      expect(host.json.error.message).toContain("--allowed-host");
+      expect(host.json.error.message).toContain("server.allowedHosts");
+    } finally {
+      await refused.stop();
+    }
+    const config = path.join(dir, "origins.config.json");
+    writeFileSync(config, JSON.stringify({ server: { allowedOrigins: [origin] } }));
+    const allowed = await startServe(["--config", config]);
+    try {
+      expect((await send(`${allowed.url}/api/tools`, { headers: { origin } })).status).toBe(200);
+    } finally {
+      await allowed.stop();
     }
   });
 });

@@ -4,7 +4,7 @@
  * taken over (the interrupted call reported, never re-run, the stale owner fenced), a restart of PostgreSQL is ridden
  * out, tool settings follow. Skipped only where no PostgreSQL server could be started (CI always has one).
  */
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -14,14 +14,15 @@ import type pg from "pg";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createDatabase, dropDatabase, postgresMissing, postgresUrl } from "../helpers/postgres.js";
 import { type PostgresCluster, startPostgresCluster } from "../helpers/postgres-cluster.js";
-import { CLI_MAIN } from "../helpers/run-cli.js";
+import { startServe } from "../helpers/serve-process.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { getJson, postJson, readSse, type SseEvent, TestSocket } from "./runs/helpers.js";
 
 const TOOLS = fileURLToPath(new URL("./fixtures/instance-tools.mjs", import.meta.url));
 const { Client } = createRequire(import.meta.url)("pg") as typeof pg;
 
 const dir = mkdtempSync(path.join(tmpdir(), "tb-instances-"));
-const children = new Set<ChildProcessWithoutNullStreams>();
+const children = new Set<ChildProcess>();
 const databases: string[] = [];
 afterEach(async () => {
   for (const child of children) {
@@ -36,10 +37,11 @@ afterAll(async () => {
 });
 
 interface Instance {
-  child: ChildProcessWithoutNullStreams;
+  child: ChildProcess;
   url: string;
   pid: number;
-  stderr: () => string;
+  /** What it printed so far, stdout and stderr. */
+  output: () => string;
 }
 
 let scenario = 0;
@@ -71,37 +73,27 @@ function scenarioFiles(turns: object[]) {
   };
 }
 
-/** `toolbridge serve --db <url>`; resolves once it printed where it listens. */
-function serve(db: string, files: { turns: string; executions: string }, leaseMs: number): Promise<Instance> {
-  const child = spawn(
-    process.execPath,
-    [CLI_MAIN, "serve", "--port", "0", "--db", db, "--tools-module", TOOLS],
-    {
-      cwd: dir,
-      env: {
-        ...process.env,
-        NO_COLOR: "1",
-        TOOLBRIDGE_MODEL: `replay:${files.turns}`,
-        TOOLBRIDGE_RUN_LEASE_MS: String(leaseMs),
-        TB_EXECUTIONS: files.executions,
-      },
+/** `toolbridge serve --db <url>` on the scenario's replay model and tools; resolves once it printed where it listens. */
+async function serve(
+  db: string,
+  files: { turns: string; executions: string },
+  leaseMs: number,
+): Promise<Instance> {
+  const started = await startServe(["--db", db, "--tools-module", TOOLS], {
+    cwd: dir,
+    env: {
+      TOOLBRIDGE_MODEL: `replay:${files.turns}`,
+      TOOLBRIDGE_RUN_LEASE_MS: String(leaseMs),
+      TB_EXECUTIONS: files.executions,
     },
-  );
-  children.add(child);
-  let out = "";
-  let err = "";
-  child.stderr.on("data", (chunk) => {
-    err += chunk;
   });
-  return new Promise((resolve, reject) => {
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-      const found = / on (http:\/\/\S+) \(/.exec(out);
-      if (found) resolve({ child, url: found[1] as string, pid: child.pid as number, stderr: () => err });
-    });
-    child.on("exit", (code) => reject(new Error(`serve exited ${code} before listening: ${err}`)));
-  });
+  children.add(started.child);
+  return { child: started.child, url: started.url, pid: started.child.pid as number, output: started.output };
 }
+
+/** The one wait helper, with room for two processes sharing a database on a loaded machine. */
+const until = <T>(what: string, probe: () => T | Promise<T>, timeoutMs = 20_000) =>
+  waitFor(what, probe, timeoutMs, 50);
 
 async function sql<T = Record<string, unknown>>(
   db: string,
@@ -114,20 +106,6 @@ async function sql<T = Record<string, unknown>>(
     return (await client.query(text, params)).rows as T[];
   } finally {
     await client.end();
-  }
-}
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 20_000,
-) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
@@ -281,7 +259,7 @@ describe.skipIf(!postgresUrl)(
         files.ran().find((r) => r.phase === "end" && r.pid === a.pid),
       ).catch((error: Error) => {
         throw new Error(
-          `${error.message}; A's stderr: ${a.stderr()}; exit ${a.child.exitCode} ${a.child.signalCode}`,
+          `${error.message}; A's output: ${a.output()}; exit ${a.child.exitCode} ${a.child.signalCode}`,
         );
       });
       await new Promise((resolve) => setTimeout(resolve, 2000));

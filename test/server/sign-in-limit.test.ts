@@ -1,4 +1,3 @@
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { createRequire } from "node:module";
@@ -7,7 +6,7 @@ import path from "node:path";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { SignInFailureLimiter } from "../../src/server/security/sign-in-failure-limiter.js";
-import { CLI_MAIN } from "../helpers/run-cli.js";
+import { startServe } from "../helpers/serve-process.js";
 import { GATED_TURNS, openServer, tempDbFile } from "./runs/helpers.js";
 
 // Guessing the server's token, as an attacker would: many wrong tokens fast from one address. Linux routes all of
@@ -214,21 +213,9 @@ describe("Secure session cookie", () => {
       path.join(dir, "toolbridge.config.json"),
       JSON.stringify({ server: { secureCookie: true } }),
     );
-    const child: ChildProcessWithoutNullStreams = spawn(
-      process.execPath,
-      [CLI_MAIN, "serve", "--port", "0", "--token", TOKEN, "--db", path.join(dir, "s.db")],
-      { cwd: dir, env: { ...process.env, NO_COLOR: "1" } },
-    );
-    cleanups.push(() => void child.kill("SIGTERM"));
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = "";
-      child.stdout.on("data", (chunk: Buffer) => {
-        out += chunk.toString();
-        const match = /on (http:\/\/\S+) /.exec(out);
-        if (match?.[1]) resolve(match[1]);
-      });
-      child.once("exit", (code) => reject(new Error(`serve exited with ${code}`)));
-    });
+    const serve = await startServe(["--token", TOKEN, "--db", path.join(dir, "s.db")], { cwd: dir });
+    cleanups.push(() => void serve.stop());
+    const url = serve.url;
     const reply = await send(`${url}/api/session`, OTHER, { method: "POST", body: { token: TOKEN } });
     expect(String(reply.headers["set-cookie"])).toMatch(/; HttpOnly; Secure; SameSite=Strict;/);
   });

@@ -243,6 +243,35 @@ describe("POST /api/tools/{name}/call", () => {
     expect(mounted.json.content[0].text).toContain("hi there");
   });
 
+  it("runs a dry run of a read-only tool set to ask without confirm: it reports what it would do and runs nothing", async () => {
+    let ran = 0;
+    s.registry.register(
+      defineTool({
+        name: "peek",
+        description: "reads a value",
+        annotations: { readOnlyHint: true },
+        inputSchema: { type: "object" },
+        handler: () => `value ${++ran}`,
+      }),
+    );
+    try {
+      expect((await patch("peek", '{"policy": "ask"}')).status).toBe(200);
+      const asked = await call("peek", {});
+      expect(asked.status).toBe(403);
+      expect(asked.json.error.message).toMatch(/needs a person.s approval/);
+      const dry = await call("peek", { dryRun: true });
+      expect(dry.status).toBe(200);
+      expect(dry.json.content[0].text).toMatch(/^\[dry run\] Nothing was changed: would call peek/);
+      expect(ran).toBe(0);
+      // Confirmed, a read-only tool runs in a dry run as it always did.
+      const confirmed = await call("peek", { dryRun: true, confirm: true });
+      expect(confirmed.json).toEqual({ content: [{ type: "text", text: "value 1" }] });
+    } finally {
+      await patch("peek", '{"policy": null}');
+      s.registry.unregister("peek");
+    }
+  });
+
   it("answers an unknown tool 404 and malformed JSON or a non-object body 400, running nothing", async () => {
     const unknown = await call("no_such_tool", {});
     expect(unknown.status).toBe(404);

@@ -10,6 +10,8 @@ import path from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/run-cli.js";
+import { type ServeProcess, startServe } from "../helpers/serve-process.js";
 import {
   type AxeViolation,
   checkPageEverywhere,
@@ -19,7 +21,6 @@ import {
   screenshot,
   seriousViolations,
 } from "./helpers/browser.js";
-import { runToolbridge, type ServeProcess, startServe } from "./helpers/serve-process.js";
 import { json, phaseOf, until } from "./helpers/wait.js";
 
 const TOOLS = path.resolve(import.meta.dirname, "fixtures/web-tools.mjs");
@@ -196,9 +197,9 @@ describe.skipIf(!available)("web UI in Chromium: approvals, tools, runs", { time
     writeFileSync(toolLog, "");
     const { context, page, errors } = await openPage(browser, `${serve.url}/runs`);
     await until("no pending", () => page.getByRole("button", { name: "0 pending approvals" }).isVisible());
-    const run = runToolbridge(
+    const run = runCli(
       ["run", "write notes from the terminal", "--tools-module", TOOLS, "--db", db, "--json"],
-      { cwd: dir, env: env() },
+      { cwd: dir, env: env(), timeoutMs: 90_000 },
     );
     expect(run.status, run.stderr).toBe(0);
     const cliRunId = (JSON.parse(run.stdout) as { runId: string; status: string }).runId;
@@ -215,23 +216,17 @@ describe.skipIf(!available)("web UI in Chromium: approvals, tools, runs", { time
 
     // Decided in the terminal: the open list follows.
     const calls = (await pending()).filter((c) => c.runId === cliRunId);
-    const approve = runToolbridge(
+    const approve = runCli(
       ["runs", "approve", cliRunId, calls[0]?.callId as string, "--db", db, "--by", "ops-cli"],
-      {
-        cwd: dir,
-        env: env(),
-      },
+      { cwd: dir, env: env(), timeoutMs: 90_000 },
     );
     expect(approve.status, approve.stderr).toBe(0);
     // (The open dialog hides the header from assistive technology: its own summary says the same.)
     await until("one left", () => tray.getByText(/^1 pending approval across 1 run/).isVisible());
     expect(await tray.getByRole("group", { name: "write_note", exact: true }).count()).toBe(1);
-    const deny = runToolbridge(
+    const deny = runCli(
       ["runs", "deny", cliRunId, calls[1]?.callId as string, "--db", db, "--reason", "not now"],
-      {
-        cwd: dir,
-        env: env(),
-      },
+      { cwd: dir, env: env(), timeoutMs: 90_000 },
     );
     expect(deny.status, deny.stderr).toBe(0);
     await until("the list to empty", () => tray.getByText("Nothing waits for a decision.").isVisible());

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ServeProcess, startServe } from "../helpers/serve-process.js";
 import {
   cardPhases,
   checkPageEverywhere,
@@ -15,7 +16,6 @@ import {
   openPage,
   recordCardPhases,
 } from "./helpers/browser.js";
-import { type ServeProcess, startServe } from "./helpers/serve-process.js";
 import { json, phaseOf, until } from "./helpers/wait.js";
 
 let dir: string;

@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ServeProcess, startServe } from "../helpers/serve-process.js";
 import { checkPageEverywhere, chromiumAvailable, launchChromium, openPage } from "./helpers/browser.js";
-import { type ServeProcess, startServe } from "./helpers/serve-process.js";
 import { json, until } from "./helpers/wait.js";
 
 const EVERYTHING = path.join(

@@ -12,6 +12,7 @@ import path from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDatabase, dropDatabase, postgresMissing, postgresUrl } from "../helpers/postgres.js";
+import { type ServeProcess, startServe } from "../helpers/serve-process.js";
 import {
   chromiumAvailable,
   launchChromium,
@@ -19,7 +20,6 @@ import {
   screenshot,
   seriousViolations,
 } from "./helpers/browser.js";
-import { type ServeProcess, startServe } from "./helpers/serve-process.js";
 import { json, phaseOf, until } from "./helpers/wait.js";
 
 const TOOLS = path.resolve(import.meta.dirname, "fixtures/several-instances-tools.mjs");

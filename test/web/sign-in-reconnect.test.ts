@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ServeProcess, startServe } from "../helpers/serve-process.js";
 import { checkPageEverywhere, chromiumAvailable, launchChromium, openPage } from "./helpers/browser.js";
-import { type ServeProcess, startServe } from "./helpers/serve-process.js";
 import { phaseOf, until } from "./helpers/wait.js";
 
 const TOKEN = "web-ui-test-token-7c1f";

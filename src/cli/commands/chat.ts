@@ -69,6 +69,7 @@ export function registerChatCommand(program: Command): void {
           cli = await createCliAgent(settings, database, limits, {
             onLoadProgress: (p) => progress.update(p),
             approval: (call) => (alwaysAllowed.has(call.name) ? "always" : undefined),
+            startCalculator: true,
           });
           progress.finish(true);
         } catch (error) {

@@ -1,31 +1,15 @@
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { runCli } from "../../../test/helpers/run-cli.js";
 import { PLANNED_PROTOCOL_IDS } from "../../protocols/protocol-ids.js";
 
-// Runs only this command on a bare program (the full CLI pulls in every room), through tsx, with real stdin.
-const commanderPath = createRequire(import.meta.url).resolve("commander");
-const ENTRY = `
-import commander from ${JSON.stringify(commanderPath)};
-const { Command } = commander;
-import { registerParseCommand } from ${JSON.stringify(join(import.meta.dirname, "parse.ts"))};
-const program = new Command().exitOverride((e) => process.exit(e.exitCode === 0 ? 0 : 2));
-registerParseCommand(program);
-await program.parseAsync(process.argv);
-`;
 const dir = mkdtempSync(join(tmpdir(), "toolbridge-parse-"));
-const entry = join(dir, "entry.mts");
-writeFileSync(entry, ENTRY);
 
+// The built bin, as a user runs it, with real stdin.
 function cli(args: string[], stdin: string) {
-  const r = spawnSync(process.execPath, ["--import", "tsx", entry, "parse", ...args], {
-    input: stdin,
-    encoding: "utf8",
-    cwd: join(import.meta.dirname, "..", "..", ".."),
-  });
+  const r = runCli(["parse", ...args], { input: stdin });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

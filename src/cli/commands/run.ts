@@ -5,7 +5,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Command } from "commander";
 import { DecisionError, RunNotFoundError, RunStateError } from "../../agent/agent-errors.js";
-import { type Agent, createAgent } from "../../agent/create-agent.js";
+import { type Agent, createAgent, offersTool } from "../../agent/create-agent.js";
 import type { AgentEvent } from "../../agent/events.js";
 import type { RunLimits } from "../../agent/limits.js";
 import type { RunView } from "../../agent/run-view.js";
@@ -16,6 +16,7 @@ import type { Store } from "../../store/store.js";
 import type { ApprovalPolicy } from "../../tools/approval-policy.js";
 import { createMemoryTools } from "../../tools/builtin/memory.js";
 import { resultText } from "../../tools/normalize-tool-result.js";
+import type { ToolSelection } from "../../tools/select-tools.js";
 import type { AnyToolDefinition } from "../../tools/tool-definition.js";
 import { cliApprovalPolicy } from "../cli-approval-policy.js";
 import { CliError, runCommand } from "../cli-error.js";
@@ -54,6 +55,8 @@ export interface CliAgentSettings {
   requireApproval?: string[];
   allow?: string[];
   localOnly?: boolean;
+  /** `--max-tools` / `--always-offer`, or the config's `toolSelection`. */
+  toolSelection?: ToolSelection;
 }
 
 export interface CliAgent {
@@ -72,12 +75,17 @@ export interface CliAgentExtras {
   onLoadProgress?: (progress: number) => void;
   /** Consulted before the flags' policy: e.g. `chat`'s "always allow this tool in this chat". */
   approval?: (call: { name: string }) => ApprovalPolicy | undefined;
+  /** Start the calculator's workers while the model loads (`chat`: the first calculation then finds one ready). */
+  startCalculator?: boolean;
 }
 
-/** A named tool choice must name a tool the run offers; say which ones it could be. */
-function checkToolChoice(choice: ToolChoice | undefined, agent: Agent): void {
+/**
+ * A named tool choice must name a tool the run offers; say which ones it could be. Checked before the model loads, so
+ * a mistyped flag is answered at once, with nothing about loading printed before it.
+ */
+function checkToolChoice(choice: ToolChoice | undefined, offered: readonly AnyToolDefinition[]): void {
   if (!choice || typeof choice === "string") return;
-  const names = agent.tools().map((d) => d.tool.name);
+  const names = offered.map((d) => d.tool.name);
   if (!names.includes(choice.name)) {
     throw new CliError(
       `--tool-choice must be auto, required, none or the name of an offered tool (${names.join(", ")}); got "${choice.name}".`,
@@ -163,7 +171,10 @@ export async function createCliAgent(
 ): Promise<CliAgent> {
   const modelSettings = modelSettingsOf(settings);
   checkModelSettings(modelSettings);
-  const runtime = await createRuntime(settings.config ? { configPath: settings.config } : {});
+  const runtime = await createRuntime({
+    ...(settings.config ? { configPath: settings.config } : {}),
+    ...(extras.startCalculator ? { startCalculator: true } : {}),
+  });
   let stopFollowing: (() => void) | undefined;
   const close = async () => {
     stopFollowing?.();
@@ -183,6 +194,11 @@ export async function createCliAgent(
       followEveryMs: TOOL_SETTINGS_FOLLOW_MS,
     });
     stopFollowing = toolSettings.stop;
+    const offers = offersTool({
+      ...(settings.allow ? { allow: settings.allow } : {}),
+      ...(settings.localOnly ? { localOnly: true } : {}),
+    });
+    checkToolChoice(modelSettings.toolChoice, runtime.registry.definitions().filter(offers));
     const { model, nativeTools } = await createCliModel(
       modelSettings,
       extras.onLoadProgress ? { onLoadProgress: extras.onLoadProgress } : {},
@@ -197,6 +213,7 @@ export async function createCliAgent(
       ...(settings.dryRun ? { dryRun: true } : {}),
       ...(settings.allow ? { allow: settings.allow } : {}),
       ...(settings.localOnly ? { localOnly: true } : {}),
+      ...(settings.toolSelection ? { toolSelection: settings.toolSelection } : {}),
       approval: cliApprovalPolicy({
         stored: (name) => toolSettings.settings.policyOf(name),
         answered: extras.approval,
@@ -205,7 +222,6 @@ export async function createCliAgent(
       }),
       traceDir: opened.traceDir,
     } as Parameters<typeof createAgent>[0]);
-    checkToolChoice(modelSettings.toolChoice, agent);
     return {
       agent,
       store,
@@ -339,6 +355,8 @@ export interface AgentCommandOptions extends ModelFlags {
   system?: string;
   allow?: string;
   localOnly?: boolean;
+  maxTools?: string;
+  alwaysOffer?: string;
 }
 
 /**
@@ -364,7 +382,26 @@ export function cliAgentSettings(options: AgentCommandOptions, command: string):
   else if (config.tools?.allow === undefined && isBundledModel(settings.model as ModelSettings))
     settings.allow = [...BUNDLED_MODEL_TOOLS];
   if (options.localOnly) settings.localOnly = true;
+  const selection = cliToolSelection(options, config.toolSelection);
+  if (selection) settings.toolSelection = selection;
   return settings;
+}
+
+/** `--max-tools` and `--always-offer` over the config's `toolSelection` (each flag over its key). */
+function cliToolSelection(
+  options: AgentCommandOptions,
+  configured: ToolSelection | undefined,
+): ToolSelection | undefined {
+  const maxTools = options.maxTools ? positiveInt(options.maxTools, "--max-tools") : configured?.maxTools;
+  const always = options.alwaysOffer !== undefined ? list(options.alwaysOffer) : configured?.always;
+  if (maxTools === undefined) {
+    if (options.alwaysOffer !== undefined)
+      throw new CliError(
+        "--always-offer goes with --max-tools <n> (or toolSelection.maxTools in the config).",
+      );
+    return undefined;
+  }
+  return { maxTools, ...(always?.length ? { always: [...always] } : {}) };
 }
 
 export function cliRunLimits(options: AgentCommandOptions): Partial<RunLimits> {
@@ -392,6 +429,14 @@ export function addAgentOptions(command: Command): Command {
     )
     .option("--allow <tools>", "only these tools (comma-separated names or * patterns) are offered")
     .option("--local-only", "offer no open-world (network) tools")
+    .option(
+      "--max-tools <n>",
+      "offer each model turn only the n tools that fit the conversation best (plus --always-offer and those already called)",
+    )
+    .option(
+      "--always-offer <tools>",
+      "with --max-tools: tools (comma-separated names or * patterns) always offered",
+    )
     .option("--system <text>", "system prompt")
     .option(
       "--db <file|url>",

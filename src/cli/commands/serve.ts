@@ -9,13 +9,14 @@ import { ServerConfigError, startServer } from "../../server/start-server.js";
 import type { ApprovalPolicyConfig } from "../../tools/approval-policy.js";
 import { CliError, runCommand } from "../cli-error.js";
 import { loadToolSettings, TOOL_SETTINGS_FOLLOW_MS } from "../load-tool-settings.js";
+import { addModelOptions, type ModelFlags } from "../model-options.js";
 import { type LazyDatabase, mcpApprovalStoreSource } from "../open-store.js";
 import type { Runtime } from "../runtime.js";
 import { serveModelCatalog } from "../serve-models.js";
 import { createToolsRuntime } from "../tools-runtime.js";
 import { loadToolsModule } from "./run.js";
 
-interface ServeOptions {
+interface ServeOptions extends ModelFlags {
   port: string;
   host: string;
   token?: string;
@@ -39,7 +40,7 @@ function parseInteger(text: string, option: string, min: number, max: number): n
 }
 
 export function registerServeCommand(program: Command): void {
-  program
+  const command = program
     .command("serve")
     .description(
       "run the HTTP server: REST API at /api, OpenAI- and Anthropic-compatible API at /v1 (GET /v1/models, POST " +
@@ -69,7 +70,9 @@ export function registerServeCommand(program: Command): void {
       "--db <file|url>",
       "database of runs, memory, tool settings and MCP approval state: an SQLite file, or a postgres:// URL that several instances share (default: $TOOLBRIDGE_DB_URL, the config's db, else the user's data folder)",
     )
-    .option("--verbose", "also log the stderr of mounted MCP servers")
+    .option("--verbose", "also log the stderr of mounted MCP servers");
+  // The default model at /v1 and for runs, chosen as `run` and `chat` choose theirs.
+  addModelOptions(command)
     .addHelpText(
       "after",
       `\nServed at http://<host>:<port> (every route behind the Host/Origin checks and, with --token, the token):\n${describeServedRoutes("http://<host>:<port>")}\n`,
@@ -128,10 +131,16 @@ export function registerServeCommand(program: Command): void {
             await mcpApprovalStoreSource(database),
           );
           // OpenAI-compatible /v1: the config's named models (+ the default model), else the bundled demo model.
-          const models = serveModelCatalog({ config: runtime.config, configFile: runtime.configFile });
+          const models = serveModelCatalog({
+            config: runtime.config,
+            configFile: runtime.configFile,
+            flags: modelFlagsOf(options),
+          });
           // Runs API and WebSocket (/api/runs, /api/conversations, /ws) on the same models and tool settings.
           runs = models ? createServeRuns(runtime, models, settings.approval, database) : undefined;
           const service = runs;
+          const allowedOrigins = options.allowedOrigin ?? runtime.config.server?.allowedOrigins;
+          const allowedHosts = options.allowedHost ?? runtime.config.server?.allowedHosts;
           const server = await startServer({
             ...(service
               ? {
@@ -151,8 +160,8 @@ export function registerServeCommand(program: Command): void {
             port,
             host: options.host,
             ...(token ? { token } : {}),
-            ...(options.allowedOrigin ? { allowedOrigins: options.allowedOrigin } : {}),
-            ...(options.allowedHost ? { allowedHosts: options.allowedHost } : {}),
+            ...(allowedOrigins ? { allowedOrigins } : {}),
+            ...(allowedHosts ? { allowedHosts } : {}),
             ...(options.corsOrigin ? { corsOrigins: options.corsOrigin } : {}),
             ...(maxBodyBytes ? { maxBodyBytes } : {}),
             secureCookie: options.secureCookie ?? runtime.config.server?.secureCookie ?? false,
@@ -164,14 +173,14 @@ export function registerServeCommand(program: Command): void {
           // this instance also takes over, from now on, the runs other instances leave (see RunService.recover).
           if (runs && database.exists()) await runs.recover();
           for (const status of runtime.mcpServers.status()) logger.info?.(describeMcpServerStatus(status));
-          // The first line's "on <url> " is what scripts (and the tests) wait for.
+          // The first line's "on <url> " is what scripts (and the tests) wait for; the banner is one write, so that
+          // whoever reads it whole (up to /mcp and the models line) reads it at once.
+          const modelsLine = models
+            ? `OpenAI-compatible API at ${server.url}/v1 — models: ${models.names().join(", ")} (default ${models.defaultName})\n`
+            : "";
           process.stdout.write(
-            `toolbridge serving ${runtime.registry.size} tool(s) on ${server.url} (Ctrl-C stops it)\n${describeServedRoutes(server.url)}\n`,
+            `toolbridge serving ${runtime.registry.size} tool(s) on ${server.url} (Ctrl-C stops it)\n${describeServedRoutes(server.url)}\n${modelsLine}`,
           );
-          if (models)
-            process.stdout.write(
-              `OpenAI-compatible API at ${server.url}/v1 — models: ${models.names().join(", ")} (default ${models.defaultName})\n`,
-            );
           await new Promise<void>((resolve) => {
             process.once("SIGINT", resolve);
             process.once("SIGTERM", resolve);
@@ -186,6 +195,29 @@ export function registerServeCommand(program: Command): void {
         }
       }),
     );
+}
+
+/** serve's options that are model flags (commander keeps every option in one object). */
+const MODEL_FLAGS: ReadonlyArray<keyof ModelFlags> = [
+  "model",
+  "baseUrl",
+  "api",
+  "modelName",
+  "anthropic",
+  "chatTemplate",
+  "protocol",
+  "nativeTools",
+  "toolChoice",
+  "seed",
+  "maxTokens",
+  "threads",
+  "apiKeyEnv",
+];
+
+function modelFlagsOf(options: ServeOptions): ModelFlags {
+  const flags: Record<string, unknown> = {};
+  for (const key of MODEL_FLAGS) if (options[key] !== undefined) flags[key] = options[key];
+  return flags as ModelFlags;
 }
 
 /**
@@ -204,6 +236,7 @@ function createServeRuns(
   return new RunService({
     models,
     approval,
+    ...(runtime.config.toolSelection ? { agent: { toolSelection: runtime.config.toolSelection } } : {}),
     store: lazily(() => open().store),
     events: lazily(() => open().events),
     conversations: lazily(() => open().conversations),

@@ -4,6 +4,7 @@ import { toolSourceOf } from "../../server/tools-api/tool-source.js";
 import { CallGate } from "../../tools/call-gate.js";
 import { resultText } from "../../tools/normalize-tool-result.js";
 import type { AnyToolDefinition } from "../../tools/tool-definition.js";
+import { ToolIndex } from "../../tools/tool-index.js";
 import { CliError, parseJsonOption, runCommand } from "../cli-error.js";
 import { loadToolSettings } from "../load-tool-settings.js";
 import { createToolsRuntime } from "../tools-runtime.js";
@@ -15,6 +16,13 @@ interface ListOptions {
   config?: string;
   category?: string;
   toolsModule?: string;
+}
+
+interface SearchOptions {
+  limit?: string;
+  json?: boolean;
+  config?: string;
+  db?: string;
 }
 
 interface CallOptions {
@@ -121,6 +129,73 @@ export function registerToolsCommand(program: Command): void {
                 `  ${pc.dim(d.tool.name.padEnd(width))}  [disabled] source: ${from}, policy: ${policy}\n`,
               );
             }
+          }
+          return 0;
+        } finally {
+          await runtime.close();
+        }
+      }),
+    );
+
+  tools
+    .command("search")
+    .description(
+      "rank the available tools for a request, as --max-tools / toolSelection picks them for a model turn",
+    )
+    .argument("<query>", "what a user would ask")
+    .option("--limit <n>", "how many to show (default 10)")
+    .option("--json", 'print {"query", "catalogue", "tools": [{name, score, description}]}')
+    .option("-c, --config <file>", "config file (default: ./toolbridge.config.json when present)")
+    .option("--db <file>", "database of the tool settings (default: the user data folder)")
+    .action((query: string, options: SearchOptions) =>
+      runCommand(async () => {
+        const limit = options.limit === undefined ? 10 : Number(options.limit);
+        if (!Number.isInteger(limit) || limit < 1)
+          throw new CliError(`--limit must be a positive integer, got "${options.limit}".`);
+        if (query.trim() === "")
+          throw new CliError('Give the request to rank the tools for, e.g. tools search "weather in Oslo".');
+        const runtime = await createToolsRuntime({
+          ...(options.config ? { configPath: options.config } : {}),
+          db: options.db,
+        });
+        try {
+          const { settings } = await loadToolSettings({
+            registry: runtime.registry,
+            database: runtime.database,
+            configuredPolicies: runtime.config.mcp?.approvals,
+          });
+          const catalogue = runtime.registry.definitions().filter((d) => settings.enabled(d.tool.name));
+          const matches = new ToolIndex(catalogue.map((d) => d.tool)).search(query, limit);
+          const byName = new Map(catalogue.map((d) => [d.tool.name, d.tool]));
+          if (options.json) {
+            const tools = matches.map((m) => ({
+              name: m.name,
+              score: Math.round(m.score * 1000) / 1000,
+              description: byName.get(m.name)?.description ?? "",
+            }));
+            process.stdout.write(
+              `${JSON.stringify({ query, catalogue: catalogue.length, tools }, null, 2)}\n`,
+            );
+            return 0;
+          }
+          if (matches.length === 0) {
+            process.stdout.write(
+              `No tool of the ${catalogue.length} available shares a word with "${query}".\n`,
+            );
+            return 0;
+          }
+          const width = Math.min(32, Math.max(...matches.map((m) => m.name.length)));
+          matches.forEach((m, i) => {
+            process.stdout.write(
+              `${String(i + 1).padStart(3)}. ${pc.cyan(m.name.padEnd(width))}  ${m.score.toFixed(2).padStart(6)}  ${firstLine(byName.get(m.name)?.description)}\n`,
+            );
+          });
+          const selection = runtime.config.toolSelection;
+          if (selection) {
+            const always = selection.always?.length ? ` (plus always: ${selection.always.join(", ")})` : "";
+            process.stdout.write(
+              `toolSelection offers a turn asking this the first ${selection.maxTools} of ${catalogue.length}${always}.\n`,
+            );
           }
           return 0;
         } finally {

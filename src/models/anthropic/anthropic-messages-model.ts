@@ -1,4 +1,4 @@
-import Anthropic, { APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import type {
   MessageCreateParamsStreaming,
   RawMessageStreamEvent,
@@ -57,7 +57,21 @@ function mapStopReason(reason: string | null | undefined, calls: number): ModelF
   }
 }
 
-function describeAnthropicError(error: unknown, baseURL: string): unknown {
+type AnthropicSdk = typeof import("@anthropic-ai/sdk");
+let sdk: Promise<AnthropicSdk> | undefined;
+
+/** The Anthropic SDK, imported at a model's first request rather than with toolbridge (see loadOpenAISdk). */
+function loadAnthropicSdk(): Promise<AnthropicSdk> {
+  sdk ??= import("@anthropic-ai/sdk").catch((error: unknown) => {
+    sdk = undefined;
+    throw error;
+  });
+  return sdk;
+}
+
+/** Only called once a request was made, so the SDK is loaded by then. */
+async function describeAnthropicError(error: unknown, baseURL: string): Promise<unknown> {
+  const { APIConnectionError, APIError, APIUserAbortError } = await loadAnthropicSdk();
   if (error instanceof APIUserAbortError) return error;
   if (error instanceof APIConnectionError) {
     return new ModelRequestError(
@@ -91,7 +105,9 @@ const ANTHROPIC: HttpBackend = {
 export class AnthropicMessagesModel implements LanguageModel {
   readonly id: string;
   readonly supportsNativeTools = true;
-  readonly #client: Anthropic;
+  /** Created at the first request (the SDK loads then). */
+  #client: Promise<Anthropic> | undefined;
+  readonly #apiKey: string | undefined;
   readonly #options: AnthropicMessagesModelOptions;
   readonly #baseURL: string;
 
@@ -104,13 +120,17 @@ export class AnthropicMessagesModel implements LanguageModel {
         "The anthropic backend needs an API key: set ANTHROPIC_API_KEY or pass apiKey.",
       );
     }
-    this.#client =
-      options.client ??
-      new Anthropic({
-        apiKey: apiKey ?? null,
-        baseURL: this.#baseURL,
-        ...sdkClientOptions(options),
-      });
+    this.#apiKey = apiKey;
+  }
+
+  async #createClient(): Promise<Anthropic> {
+    if (this.#options.client) return this.#options.client;
+    const { default: AnthropicClient } = await loadAnthropicSdk();
+    return new AnthropicClient({
+      apiKey: this.#apiKey ?? null,
+      baseURL: this.#baseURL,
+      ...sdkClientOptions(this.#options),
+    });
   }
 
   #body(request: ModelRequest): MessageCreateParamsStreaming {
@@ -149,9 +169,10 @@ export class AnthropicMessagesModel implements LanguageModel {
       );
     let stream: AsyncIterable<RawMessageStreamEvent>;
     try {
-      stream = await this.#client.messages.create(this.#body(request), { signal: request.signal });
+      this.#client ??= this.#createClient();
+      stream = await (await this.#client).messages.create(this.#body(request), { signal: request.signal });
     } catch (error) {
-      throw describeAnthropicError(error, this.#baseURL);
+      throw await describeAnthropicError(error, this.#baseURL);
     }
     // Blocks arrive one at a time (start, deltas, stop), indexed; tool inputs are JSON text to concatenate.
     const blocks = new Map<
@@ -217,7 +238,7 @@ export class AnthropicMessagesModel implements LanguageModel {
         }
       }
     } catch (error) {
-      throw describeAnthropicError(error, this.#baseURL);
+      throw await describeAnthropicError(error, this.#baseURL);
     }
     const reason = mapStopReason(stop, calls);
     yield {

@@ -1,13 +1,7 @@
 import type OpenAI from "openai";
 import type { Completion, CompletionCreateParamsStreaming } from "openai/resources/completions";
 import type { AgentMessage } from "../../core/agent-message.js";
-import type {
-  LanguageModel,
-  ModelEvent,
-  ModelFinishReason,
-  ModelRequest,
-  ModelUsage,
-} from "../../core/language-model.js";
+import type { LanguageModel, ModelEvent, ModelRequest, ModelUsage } from "../../core/language-model.js";
 import type { ToolCallProtocol } from "../../protocols/protocol.js";
 import { getProtocol } from "../../protocols/protocol-registry.js";
 import { resolveBuiltinChatTemplateName } from "../chat-template/builtin-chat-templates.js";
@@ -95,7 +89,8 @@ export class TextCompletionModel implements LanguageModel {
   readonly supportsNativeTools = false;
   readonly template: ChatTemplate;
   readonly #options: TextCompletionModelOptions;
-  readonly #client: OpenAI;
+  /** Created at the first request (the SDK loads then). */
+  #client: Promise<OpenAI> | undefined;
   #protocol: ToolCallProtocol;
 
   constructor(options: TextCompletionModelOptions & { chatTemplate: ChatTemplate }) {
@@ -109,7 +104,6 @@ export class TextCompletionModel implements LanguageModel {
       chatTemplate: this.template.source,
       modelName: options.model,
     });
-    this.#client = createOpenAIClient(options, options.baseURL);
   }
 
   /** The tool-call format in use (it changes once if the server is found stripping markup). */
@@ -205,12 +199,13 @@ export class TextCompletionModel implements LanguageModel {
     const baseURL = o.baseURL;
     let stream: AsyncIterable<Completion>;
     try {
-      stream = await this.#client.completions.create(
+      this.#client ??= createOpenAIClient(o, o.baseURL);
+      stream = await (await this.#client).completions.create(
         { ...body, ...o.extraBody } as CompletionCreateParamsStreaming,
         { signal: request.signal },
       );
     } catch (error) {
-      throw describeOpenAIError(error, baseURL, body.model);
+      throw await describeOpenAIError(error, baseURL, body.model);
     }
 
     const reader = new TextCallReader({
@@ -243,7 +238,7 @@ export class TextCompletionModel implements LanguageModel {
         if (gate.closed) break;
       }
     } catch (error) {
-      throw describeOpenAIError(error, baseURL, body.model);
+      throw await describeOpenAIError(error, baseURL, body.model);
     }
     if (chunks === 0)
       throw new ModelRequestError(
@@ -254,14 +249,9 @@ export class TextCompletionModel implements LanguageModel {
     if ((finish as string | undefined) === "tool_calls" && reader.calls === 0) {
       return reader.shown.trim() === "" ? "markup-stripped" : "markup-stripped-late";
     }
-    const reason: ModelFinishReason =
-      reader.calls > 0
-        ? "tool-calls"
-        : finish === "length"
-          ? "length"
-          : finish === "stop" || !finish
-            ? "stop"
-            : "other";
+    const reason = reader.finishReason(
+      finish === "length" ? "length" : finish === "stop" || !finish ? "stop" : "other",
+    );
     // A request's stop string this side caught (the server let it through) is named; one the server matched itself
     // is not reported by OpenAI-style servers, so that answer simply ends with reason stop.
     const caught = reason === "stop" && filter.matched !== undefined && userStops.includes(filter.matched);

@@ -1,5 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { DeferredText } from "./deferred-text.js";
+
+/** Two turns of the event loop: what DeferredText waits before it hands text on. */
+const twoTurns = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
 
 describe("DeferredText", () => {
   it("hands on text after the current turn of the event loop, joined and in order", async () => {
@@ -9,11 +12,9 @@ describe("DeferredText", () => {
     deferred.add("lo");
     await Promise.resolve();
     expect(delivered).toEqual([]); // not in the microtasks that follow a token
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(delivered).toEqual(["Hello"]);
+    await vi.waitFor(() => expect(delivered).toEqual(["Hello"]));
     deferred.add(" world");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(delivered).toEqual(["Hello", " world"]);
+    await vi.waitFor(() => expect(delivered).toEqual(["Hello", " world"]));
     deferred.dispose();
   });
 
@@ -34,7 +35,7 @@ describe("DeferredText", () => {
     deferred.flush();
     deferred.add("b");
     deferred.dispose();
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await twoTurns(); // when its timer would have fired
     expect(delivered).toEqual(["a"]);
   });
 });

@@ -53,6 +53,12 @@ export interface LlamaModelOptions {
    * writes itself (an email's body).
    */
   copyArguments?: boolean | "auto";
+  /**
+   * Text mode: constrain each call's body with a grammar made from the offered tools' schemas (default true). `false`
+   * lets the model write calls freely and only parses them, as a text-only server's output is read (`toolbridge eval`
+   * measures what the grammar adds). Native mode is always grammar-constrained by node-llama-cpp.
+   */
+  grammar?: boolean;
   /** Load progress, 0…1 (the CLI shows it). */
   onLoadProgress?: (progress: number) => void;
   id?: string;
@@ -238,9 +244,11 @@ export class LlamaLanguageModel implements LanguageModel {
       const shown =
         kept !== undefined ? { ...request, messages: lastRequests(request.messages, kept) } : request;
       const copyArguments = this.#copyArguments(loaded);
-      const turn = (req: ModelRequest) => streamTextTurn({ ...common, ...text, copyArguments, request: req });
-      // Formats without a grammar-able call body cannot force a call by prefix: ask again instead.
-      if (isForced(shown.toolChoice) && !text.frames.framesFor(shown.tools)) {
+      const callGrammar = this.#options.grammar !== false;
+      const turn = (req: ModelRequest) =>
+        streamTextTurn({ ...common, ...text, callGrammar, copyArguments, request: req });
+      // Formats without a grammar-able call body (or with the grammar off) cannot force a call by prefix: ask again.
+      if (isForced(shown.toolChoice) && (!callGrammar || !text.frames.framesFor(shown.tools))) {
         yield* enforceToolChoice(shown.toolChoice, 1, (extra) =>
           turn({ ...shown, messages: [...shown.messages, ...extra] }),
         );

@@ -25,6 +25,7 @@ const STOP_AT_FIRST_CALL = new Error("first call complete (parallel tool calls o
  * completes it, and the protocol's parser reads calls out of the text as it streams. Free text runs until the
  * protocol's call marker; the call's body is then generated under the grammar of the offered tools' schemas.
  * `required` starts the answer with the marker, `{name}` with the call up to its arguments, grammar on at once.
+ * `callGrammar: false` leaves calls unconstrained (to measure what the grammar adds).
  */
 export function streamTextTurn(input: {
   request: ModelRequest;
@@ -33,6 +34,8 @@ export function streamTextTurn(input: {
   protocol: ToolCallProtocol;
   template: ChatTemplate;
   frames: CallFrameCache;
+  /** Constrain call bodies with the grammar of the offered tools' schemas (default true). */
+  callGrammar?: boolean;
   sampling: Sampling;
   maxStringLength: number | undefined;
   /** Hold plain string arguments to the words of the conversation (copy-grammar.ts). */
@@ -53,7 +56,8 @@ export function streamTextTurn(input: {
     });
     const withTools = offersCalls(request);
     const offered = offeredTools(request.tools, choice);
-    const frames = withTools ? input.frames.framesFor(offered) : undefined;
+    // Without the call grammar the model writes calls freely, as any text-only backend's would be read.
+    const frames = withTools && input.callGrammar !== false ? input.frames.framesFor(offered) : undefined;
     // The words a copied argument may use: what the model was shown of the conversation, and the tools' schemas.
     const copy = input.copyArguments && frames ? copySources(request.messages, offered) : undefined;
     const grammarFor = (named: string | undefined) =>
@@ -92,7 +96,12 @@ export function streamTextTurn(input: {
     let reason: ModelFinishReason = "stop";
     const completion = new LlamaCompletion({ contextSequence: input.sequence });
     try {
-      while (remaining > 0) {
+      while (true) {
+        // The limit was reached at a switch of phase (a call marker, the end of a call body): the turn is cut there.
+        if (remaining <= 0) {
+          reason = "length";
+          break;
+        }
         const tokens = [...promptTokens, ...model.tokenize(generated, true)];
         const common = {
           signal: controller.signal,
@@ -149,7 +158,7 @@ export function streamTextTurn(input: {
       deferred.dispose();
       completion.dispose({ disposeSequence: false });
     }
-    if (reader.calls > 0) reason = "tool-calls";
+    reason = reader.finishReason(reason);
     // Usage as an OpenAI-compatible server reports it: the prompt as evaluated, the tokens sampled.
     const usage = { inputTokens: promptTokens.length, outputTokens: sampling.maxTokens - remaining };
     queue.push({ type: "finish", reason, usage });

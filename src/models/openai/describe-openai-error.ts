@@ -1,11 +1,14 @@
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { ModelRequestError } from "../model-errors.js";
+import { loadOpenAISdk } from "./create-openai-client.js";
 
 /**
  * An `openai` client error → an error whose message says what to fix. Aborts are returned unchanged (the loop
- * reports them as cancellation or timeout, not as a model error).
+ * reports them as cancellation or timeout, not as a model error). Only called once a request was made, so the SDK is
+ * loaded by then.
  */
-export function describeOpenAIError(error: unknown, baseURL: string, model: string): unknown {
+export async function describeOpenAIError(error: unknown, baseURL: string, model: string): Promise<unknown> {
+  const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } =
+    await loadOpenAISdk();
   if (error instanceof APIUserAbortError) return error;
   if (error instanceof APIConnectionTimeoutError) {
     return new ModelRequestError(

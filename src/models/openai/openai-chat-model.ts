@@ -100,14 +100,14 @@ const OPENAI: HttpBackend = {
 export class OpenAIChatModel implements LanguageModel {
   readonly id: string;
   readonly supportsNativeTools = true;
-  readonly #client: OpenAI;
+  /** Created at the first request (the SDK loads then). */
+  #client: Promise<OpenAI> | undefined;
   readonly #options: OpenAIChatModelOptions;
   readonly #baseURL: string;
 
   constructor(options: OpenAIChatModelOptions) {
     ({ id: this.id, baseURL: this.#baseURL } = resolveHttpModel(OPENAI, options));
     this.#options = options;
-    this.#client = createOpenAIClient(options, this.#baseURL);
   }
 
   stream(request: ModelRequest): AsyncIterable<ModelEvent> {
@@ -158,11 +158,12 @@ export class OpenAIChatModel implements LanguageModel {
     const o = this.#options;
     let stream: AsyncIterable<ChatCompletionChunk>;
     try {
-      stream = await this.#client.chat.completions.create(this.#body(request, extra), {
+      this.#client ??= createOpenAIClient(o, this.#baseURL);
+      stream = await (await this.#client).chat.completions.create(this.#body(request, extra), {
         signal: request.signal,
       });
     } catch (error) {
-      throw describeOpenAIError(error, this.#baseURL, o.model);
+      throw await describeOpenAIError(error, this.#baseURL, o.model);
     }
     const calls = new ToolCallDeltaAccumulator();
     let finish: string | null | undefined;
@@ -187,7 +188,7 @@ export class OpenAIChatModel implements LanguageModel {
         if (choice.finish_reason) finish = choice.finish_reason;
       }
     } catch (error) {
-      throw describeOpenAIError(error, this.#baseURL, o.model);
+      throw await describeOpenAIError(error, this.#baseURL, o.model);
     }
     if (chunks === 0)
       throw new ModelRequestError(

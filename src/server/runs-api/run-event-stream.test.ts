@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createTestTools } from "../../../test/agent/helpers.js";
 import { createReplayModel, type ReplayTurn } from "../../models/replay-model.js";
 import { InMemoryRunEventLog } from "../../store/in-memory-run-event-log.js";
@@ -28,7 +28,11 @@ function service(turns: ReplayTurn[], chunkSize = 8) {
   return runs;
 }
 
-async function readAll(response: Response): Promise<{ text: string; error?: Error }> {
+/** Reads the whole stream; `seen` holds what has arrived so far, for a test to wait on. */
+async function readAll(
+  response: Response,
+  seen: { text: string } = { text: "" },
+): Promise<{ text: string; error?: Error }> {
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   let text = "";
@@ -37,6 +41,7 @@ async function readAll(response: Response): Promise<{ text: string; error?: Erro
       const { done, value } = await reader.read();
       if (done) return { text };
       text += decoder.decode(value, { stream: true });
+      seen.text = text;
     }
   } catch (error) {
     return { text, error: error as Error };
@@ -66,9 +71,13 @@ describe("runEventStream", () => {
     const { runId } = await runs.start({ message: "delete" });
     const abort = new AbortController();
     const response = await runEventStream(runs, runId, 0, abort.signal, { keepAliveMs: 20 });
-    const reading = readAll(response);
+    const seen = { text: "" };
+    const reading = readAll(response, seen);
     await runs.settled(runId);
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    // Paused: keepalives come while it waits.
+    await vi.waitFor(() =>
+      expect(seen.text.slice(seen.text.indexOf("event: run-paused"))).toContain(": keepalive"),
+    );
     const [pending] = await runs.pending(runId);
     await runs.decide(runId, [{ callId: pending?.callId as string, decision: "approve" }], "test");
     const { text, error } = await reading;

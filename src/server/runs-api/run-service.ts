@@ -1,4 +1,4 @@
-import { DecisionError, RunNotFoundError, RunStateError } from "../../agent/agent-errors.js";
+import { RunNotFoundError, RunStateError } from "../../agent/agent-errors.js";
 import { type Agent, type AgentOptions, createAgent, type DecideResult } from "../../agent/create-agent.js";
 import type { ApprovalDecision } from "../../agent/decide-calls.js";
 import type { AgentEvent, PendingCall } from "../../agent/events.js";
@@ -9,13 +9,7 @@ import { buildRunView, type RunView } from "../../agent/run-view.js";
 import type { AgentMessage } from "../../core/agent-message.js";
 import type { ToolChoice } from "../../core/language-model.js";
 import type { RunEventLog } from "../../store/run-event-log.js";
-import {
-  RunFencedError,
-  type RunRecord,
-  type RunStatus,
-  type RunStore,
-  type ToolCallRecord,
-} from "../../store/store.js";
+import { RunFencedError, type RunRecord, type RunStatus, type RunStore } from "../../store/store.js";
 import {
   ConversationHasUnfinishedRunsError,
   type ConversationRecords,
@@ -32,6 +26,7 @@ import {
   type RunSummary,
 } from "./run-listings.js";
 import { modelOnDemand, type RunModels } from "./run-models.js";
+import { type RunEventListener, RunSubscriptions } from "./run-subscriptions.js";
 import { badRequest, conflict, notFound } from "./runs-api-errors.js";
 
 export interface DeleteConversationOptions {
@@ -53,11 +48,7 @@ export interface StartRunInput {
   limits?: Partial<RunLimits>;
 }
 
-/** One event of a run with its sequence number in the run's log. */
-export interface SequencedEvent {
-  seq: number;
-  event: AgentEvent;
-}
+export type { SequencedEvent } from "./run-subscriptions.js";
 
 export interface RunServiceOptions {
   models: RunModels;
@@ -131,8 +122,6 @@ interface LiveRun {
   done: Promise<void>;
 }
 
-type Listener = (event: SequencedEvent) => void;
-
 /**
  * Drives runs for the HTTP and WebSocket APIs. Every event a run emits is appended to the event log and only
  * delivered to subscribers once committed there, so whatever a client saw survives a crash and a client that
@@ -149,7 +138,7 @@ export class RunService {
   readonly #options: RunServiceOptions;
   readonly #agents = new Map<string, Agent>();
   readonly #live = new Map<string, LiveRun>();
-  readonly #listeners = new Map<string, Set<Listener>>();
+  readonly #subscriptions: RunSubscriptions;
   /**
    * Runs started here whose record does not exist yet: settled by their first event (the record exists from then
    * on) or by a failure before it. A read of such a run waits for that instead of answering 404.
@@ -173,6 +162,11 @@ export class RunService {
     this.store = options.store;
     this.events = options.events;
     this.models = options.models;
+    this.#subscriptions = new RunSubscriptions({
+      events: options.events,
+      drivenHere: (runId) => this.#live.has(runId),
+      ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
+    });
   }
 
   /** Whether a process of this service drives the run right now. */
@@ -187,28 +181,7 @@ export class RunService {
    */
   async start(input: StartRunInput): Promise<{ runId: string; conversationId: string }> {
     this.#checkOpen();
-    const modelName = input.model ?? this.models.defaultName;
-    if (!this.models.names().includes(modelName)) {
-      throw badRequest(
-        `Unknown model "${modelName}". Available: ${this.models.names().join(", ") || "none"}.`,
-      );
-    }
-    const named = typeof input.toolChoice === "object" ? input.toolChoice.name : undefined;
-    if (named !== undefined && !this.#options.executor.registry.get(named)) {
-      throw badRequest(
-        `toolChoice names "${named}", which is not a tool here. Tools: ${this.#options.executor.registry.names().join(", ") || "none"}.`,
-      );
-    }
-    try {
-      resolveLimits(input.limits);
-    } catch (error) {
-      throw badRequest((error as Error).message);
-    }
-    if (input.conversationId !== undefined) {
-      const known = (await this.store.listMessages(input.conversationId)).length > 0;
-      if (!known)
-        throw notFound(`No conversation "${input.conversationId}"; omit conversationId to start a new one.`);
-    }
+    const modelName = await this.#checkStart(input);
     const metadata: ServerRunMetadata = { model: modelName };
     if (input.toolChoice !== undefined) metadata.toolChoice = input.toolChoice;
     const agent = this.#agent(metadata);
@@ -244,100 +217,42 @@ export class RunService {
     return { runId, conversationId };
   }
 
+  /** What makes a start impossible, refused before anything is written: resolves to the model's name. */
+  async #checkStart(input: StartRunInput): Promise<string> {
+    const modelName = input.model ?? this.models.defaultName;
+    if (!this.models.names().includes(modelName)) {
+      throw badRequest(
+        `Unknown model "${modelName}". Available: ${this.models.names().join(", ") || "none"}.`,
+      );
+    }
+    const named = typeof input.toolChoice === "object" ? input.toolChoice.name : undefined;
+    if (named !== undefined && !this.#options.executor.registry.get(named)) {
+      throw badRequest(
+        `toolChoice names "${named}", which is not a tool here. Tools: ${this.#options.executor.registry.names().join(", ") || "none"}.`,
+      );
+    }
+    try {
+      resolveLimits(input.limits);
+    } catch (error) {
+      throw badRequest((error as Error).message);
+    }
+    if (input.conversationId !== undefined) {
+      const known = (await this.store.listMessages(input.conversationId)).length > 0;
+      if (!known)
+        throw notFound(`No conversation "${input.conversationId}"; omit conversationId to start a new one.`);
+    }
+    return modelName;
+  }
+
   /**
-   * Deliver the run's events with seq > `after` to `listener`: first those already in the log, then live ones, in
-   * order and each once. Resolves to an unsubscribe function once the backlog was delivered.
-   *
-   * Events reach a subscriber three ways, whichever comes first: from this process's driver as each commits; from
-   * the log when it wakes readers (another instance committed events of the run); from the log every pollMs while
-   * this process does not drive the run. They are delivered strictly by seq: an event whose seq is not the next one
-   * (another instance logged the ones between) makes the subscriber read the log first.
+   * Deliver the run's events with seq > `after` to `listener`, in order and each once (see RunSubscriptions). Resolves
+   * to an unsubscribe function once the backlog was delivered.
    */
-  async subscribe(runId: string, after: number, listener: Listener): Promise<() => void> {
+  async subscribe(runId: string, after: number, listener: RunEventListener): Promise<() => void> {
     this.#throwIfFailedToStart(runId);
     if (!this.#live.has(runId) && !(await this.store.getRun(runId)))
       throw notFound(new RunNotFoundError(runId).message);
-    let last = after;
-    let ended = false; // run-finished delivered: nothing more to read
-    let stopped = false;
-    let poll: ReturnType<typeof setInterval> | undefined;
-    let unwatch: (() => void) | undefined;
-    let reading: Promise<void> | undefined;
-    let readAgain = false;
-    const stop = () => {
-      stopped = true;
-      if (poll) clearInterval(poll);
-      unwatch?.();
-    };
-    const deliver = (event: SequencedEvent) => {
-      if (stopped || event.seq !== last + 1) return;
-      last = event.seq;
-      if (event.event.type === "run-finished") {
-        ended = true;
-        if (poll) clearInterval(poll);
-        unwatch?.();
-      }
-      listener(event);
-    };
-    /** Read the log after the last delivered event (one read at a time; asked again meanwhile, once more after). */
-    const read = (): Promise<void> => {
-      if (reading) {
-        readAgain = true;
-        return reading;
-      }
-      reading = this.events
-        .list(runId, last)
-        .then((records) => {
-          for (const r of records) deliver({ seq: r.seq, event: r.event as unknown as AgentEvent });
-        })
-        .finally(() => {
-          reading = undefined;
-          if (readAgain && !stopped && !ended) {
-            readAgain = false;
-            void read().catch(() => {});
-          }
-        });
-      return reading;
-    };
-    // Listen before reading the log: an event committed in between is then in the log, delivered live, or both.
-    const live: Listener = (event) => {
-      if (event.seq === last + 1) deliver(event);
-      else if (event.seq > last + 1) void read().catch(() => {}); // the ones between were logged elsewhere
-    };
-    let listeners = this.#listeners.get(runId);
-    if (!listeners) this.#listeners.set(runId, (listeners = new Set()));
-    listeners.add(live);
-    const unsubscribe = () => {
-      stop();
-      listeners.delete(live);
-      if (listeners.size === 0 && this.#listeners.get(runId) === listeners) this.#listeners.delete(runId);
-    };
-    try {
-      await read();
-    } catch (error) {
-      unsubscribe();
-      throw error;
-    }
-    if (ended) return unsubscribe;
-    // Another instance on the same database may log events of the run (it drives it, or a decision was made there).
-    unwatch = this.events.watch?.(runId, (seq) => {
-      if (seq !== undefined && seq <= last) return;
-      // This process's own events arrive through `live` at about the same time: give them a moment first.
-      if (this.#live.has(runId))
-        setTimeout(() => (seq === undefined || seq > last) && void read().catch(() => {}), 50);
-      else void read().catch(() => {});
-    });
-    const pollMs = this.#options.pollMs ?? 500;
-    if (pollMs > 0) {
-      poll = setInterval(
-        () => {
-          if (!this.#live.has(runId)) void read().catch(() => {});
-        },
-        unwatch ? Math.max(pollMs, 2000) : pollMs,
-      );
-      poll.unref?.();
-    }
-    return unsubscribe;
+    return this.#subscriptions.subscribe(runId, after, listener);
   }
 
   /**
@@ -348,17 +263,9 @@ export class RunService {
     this.#checkOpen();
     return this.#oneAtATime(runId, async () => {
       const run = await this.#run(runId);
-      checkDecidable(runId, run, await this.store.listToolCalls(runId), decisions);
-      const agent = this.#agentForRun(run);
-      let result: DecideResult;
-      try {
-        result = await agent.decide(runId, decisions, { by });
-      } catch (error) {
-        // Another instance decided one of these calls between the check and the decision: 409 naming who.
-        if (error instanceof DecisionError)
-          checkDecidable(runId, run, await this.store.listToolCalls(runId), decisions);
-        throw error;
-      }
+      // Whether the decisions can be accepted is the agent's to say (a DecisionError with its reason, mapped to a
+      // status by the routes).
+      const result = await this.#agentForRun(run).decide(runId, decisions, { by });
       if (result.ready) this.#resumeIfIdle(run);
       return result;
     });
@@ -378,10 +285,8 @@ export class RunService {
   async cancel(runId: string, by = "api", reason = "the run was cancelled"): Promise<CancelResult> {
     this.#checkOpen();
     const first = this.#live.has(runId) ? undefined : await this.#run(runId);
-    if (first && isOver(first))
-      throw conflict(
-        `Run ${runId} is already ${first.status} (${first.stopReason}); there is nothing to cancel.`,
-      );
+    // Refused before a request is recorded, in the agent's words.
+    if (first && isOver(first)) throw conflict(RunStateError.nothingToCancel(first).message);
     if (first?.status === "running" && !ownerIsGone(first.owner, first.leaseUntil))
       this.#checkCancellableElsewhere(first);
     await this.store.requestCancel?.(runId, { by, reason });
@@ -412,7 +317,7 @@ export class RunService {
     if (this.#live.has(runId)) return undefined;
     const run = await this.#run(runId);
     if (isOver(run)) return { runId, status: run.status };
-    if (run.status === "paused") return this.#stopPaused(run, by, reason);
+    if (run.status === "paused") return this.#stopHere(run, by, reason);
     if (!ownerIsGone(run.owner, run.leaseUntil)) {
       this.#checkCancellableElsewhere(run);
       return undefined;
@@ -428,8 +333,7 @@ export class RunService {
       return undefined;
     }
     // A CLI run whose process is gone: nothing can drive it here (its model and tools are the CLI's).
-    if (!(await this.store.claimRun(runId, RUN_OWNER, ["running"], run.owner))) return undefined;
-    return this.#endAborted(run, by, reason);
+    return this.#stopHere(run, by, reason);
   }
 
   /** A run another live process drives can be stopped there only if it hears requests: a run of a run service. */
@@ -440,36 +344,17 @@ export class RunService {
       );
   }
 
-  /** Stop a paused run here: claimed from the pause (undefined when someone resumed or stopped it first). */
-  async #stopPaused(run: RunRecord, by: string, reason: string): Promise<CancelResult | undefined> {
-    if (!(await this.store.claimRun(run.id, RUN_OWNER, ["paused"], run.owner))) return undefined;
-    return this.#endAborted(run, by, reason);
-  }
-
-  /** End a run this process just claimed (not driving it): pending calls denied, `stopped` / `aborted`, announced. */
-  async #endAborted(run: RunRecord, by: string, reason: string): Promise<CancelResult> {
-    const runId = run.id;
-    // Its pending calls are denied, so that no view of the stopped run still offers them for a decision.
-    const pending = (await this.store.listToolCalls(runId)).filter((c) => c.state === "pending");
-    if (pending.length > 0) {
-      const agent = this.#agentForRun(run);
-      await agent.decide(
-        runId,
-        pending.map((c) => ({ callId: c.id, decision: "deny" as const, reason })),
-        { by },
-      );
+  /**
+   * Stop a run nobody drives (paused, or its driver gone) here, through the agent's `cancel`: pending calls denied by
+   * `by`, `stopped` / `aborted`, announced. Undefined when someone resumed, took over or stopped it first (look again).
+   */
+  async #stopHere(run: RunRecord, by: string, reason: string): Promise<CancelResult | undefined> {
+    try {
+      return await this.#agentForRun(run).cancel(run.id, { by, reason });
+    } catch (error) {
+      if (error instanceof RunStateError) return undefined;
+      throw error;
     }
-    await this.store.updateRun(runId, { status: "stopped", stopReason: "aborted", owner: null });
-    // The agent is not driving it, so the log gets the end its subscribers wait for from here.
-    this.#record({
-      type: "run-finished",
-      status: "stopped",
-      stopReason: "aborted",
-      answer: null,
-      runId,
-      at: Date.now(),
-    });
-    return { runId, status: "stopped" };
   }
 
   /** Wait until the run's log may have news (another instance logged an event) or a short while passed. */
@@ -645,19 +530,11 @@ export class RunService {
    * (a notification) and every `sweepMs`; the claim (`FOR UPDATE SKIP LOCKED`) hands each run to one instance.
    */
   async recover(): Promise<string[]> {
-    const resumed: string[] = [];
-    for (const run of await this.store.listRuns({ status: "running", limit: 10_000 })) {
-      if (activeRuns.has(run.id) || !ownerIsGone(run.owner, run.leaseUntil)) continue;
-      this.#resumeIfIdle(run);
-      resumed.push(run.id);
-    }
-    // A paused run whose calls were all decided before the process died still needs its resume.
-    for (const run of await this.store.listRuns({ status: "paused", limit: 10_000 })) {
-      if ((await this.pending(run.id)).length === 0) {
-        this.#resumeIfIdle(run);
-        resumed.push(run.id);
-      }
-    }
+    // Which runs a gone process left is the agent's to say; driving them is this service's (the agent for each run's
+    // model, tracked as live here).
+    const resumed = await this.#agent({ model: this.models.defaultName }).recover({
+      resume: (run) => this.#resumeIfIdle(run),
+    });
     this.#takeOverRuns();
     return resumed;
   }
@@ -730,7 +607,7 @@ export class RunService {
     await Promise.allSettled(live.map((run) => run.done));
     // Every append is tracked: waiting for them flushes the log (without touching a log that never got an event).
     await Promise.allSettled([...this.#appends]);
-    this.#listeners.clear();
+    this.#subscriptions.clear();
   }
 
   #checkOpen(): void {
@@ -794,10 +671,7 @@ export class RunService {
       starting.recorded();
     }
     const appended = this.events.append(runId, event).then(
-      (seq) => {
-        const listeners = this.#listeners.get(runId);
-        if (listeners) for (const listener of [...listeners]) listener({ seq, event });
-      },
+      (seq) => this.#subscriptions.publish(runId, { seq, event }),
       (error: unknown) => {
         // A driver whose run was taken over by another instance: its last events are not logged, by design.
         if (!(error instanceof RunFencedError)) (this.#options.onError ?? defaultOnError)(error);
@@ -826,37 +700,45 @@ export class RunService {
       .then(
         async (view) => {
           this.#live.delete(runId);
-          if (view.status !== "paused" || this.#closed) return;
-          const run = await this.store.getRun(runId);
-          if (run?.status !== "paused") return;
-          // Asked to stop while on its way to the pause (its calls were recorded pending before the abort came):
-          // stopped now, as a paused run is, rather than left waiting for decisions nobody will make.
-          if (run.cancelRequest) {
-            const { by, reason } = run.cancelRequest;
-            await this.#oneAtATime(runId, () => this.#stopPaused(run, by, reason)).catch((error: unknown) =>
-              (this.#options.onError ?? defaultOnError)(error),
-            );
-            return;
-          }
-          // A decision recorded while the run was still on its way to pausing found it running: resume now.
-          if ((await this.pending(runId)).length === 0) this.#resumeIfIdle(run);
+          if (view.status === "paused" && !this.#closed) await this.#afterPause(runId);
         },
         (error: unknown) => {
           this.#live.delete(runId);
-          if (this.#starting.delete(runId)) {
-            // It failed before its record existed: the client already has its id, so keep the reason (a few).
-            this.#failedStarts.set(runId, error);
-            if (this.#failedStarts.size > 100)
-              this.#failedStarts.delete(this.#failedStarts.keys().next().value!);
-          }
-          // A run taken over by another instance goes on there; one another process resumed first, there.
-          if (!(error instanceof RunStateError) && !(error instanceof RunFencedError))
-            (this.#options.onError ?? defaultOnError)(error);
+          this.#driverFailed(runId, error);
           throw error;
         },
       );
     this.#live.set(runId, { conversationId, controller, done: done.catch(() => {}) });
     return done;
+  }
+
+  /** A run driven here paused: what happened meanwhile may mean it is not to wait for decisions. */
+  async #afterPause(runId: string): Promise<void> {
+    const run = await this.store.getRun(runId);
+    if (run?.status !== "paused") return;
+    // Asked to stop while on its way to the pause (its calls were recorded pending before the abort came): stopped
+    // now, as a paused run is, rather than left waiting for decisions nobody will make.
+    if (run.cancelRequest) {
+      const { by, reason } = run.cancelRequest;
+      await this.#oneAtATime(runId, () => this.#stopHere(run, by, reason)).catch((error: unknown) =>
+        (this.#options.onError ?? defaultOnError)(error),
+      );
+      return;
+    }
+    // A decision recorded while the run was still on its way to pausing found it running: resume now.
+    if ((await this.pending(runId)).length === 0) this.#resumeIfIdle(run);
+  }
+
+  /** A driver here failed: kept for whoever asks about a run that never got its record, reported unless expected. */
+  #driverFailed(runId: string, error: unknown): void {
+    if (this.#starting.delete(runId)) {
+      // It failed before its record existed: the client already has its id, so keep the reason (a few).
+      this.#failedStarts.set(runId, error);
+      if (this.#failedStarts.size > 100) this.#failedStarts.delete(this.#failedStarts.keys().next().value!);
+    }
+    // A run taken over by another instance goes on there; one another process resumed first, there.
+    if (!(error instanceof RunStateError) && !(error instanceof RunFencedError))
+      (this.#options.onError ?? defaultOnError)(error);
   }
 
   #resumeIfIdle(run: RunRecord): void {
@@ -907,46 +789,6 @@ function unfinishedRunsMessage(conversationId: string, runs: readonly Unfinished
       `${paused.length === 1 ? "a run paused for approval" : "runs paused for approval"} (${paused.join(", ")}), waiting for a decision that deleting would lose; decide (POST /api/runs/${paused[0]}/decisions) or cancel ${paused.length === 1 ? "it" : "them"} first`,
     );
   return `Conversation ${conversationId} has ${parts.join(", and ")}; or delete with ?cancelRuns=true to cancel ${runs.length === 1 ? "it" : "them"} (pending calls are denied) and delete the conversation.`;
-}
-
-/**
- * What makes decisions impossible, as the API answers it: an unknown or repeated call (400), a call no longer pending
- * (409 naming who decided it and when), a run that ended (409).
- */
-function checkDecidable(
-  runId: string,
-  run: RunRecord,
-  calls: readonly ToolCallRecord[],
-  decisions: readonly ApprovalDecision[],
-): void {
-  const seen = new Set<string>();
-  for (const d of decisions) {
-    const call = calls.find((c) => c.id === d.callId);
-    const pending = calls.filter((c) => c.state === "pending").map((c) => c.id);
-    if (!call) {
-      throw badRequest(
-        `Run ${runId} has no tool call "${d.callId}". Pending: ${pending.join(", ") || "none"}.`,
-      );
-    }
-    if (seen.has(d.callId)) throw badRequest(`Tool call ${d.callId} appears twice; decide it once.`);
-    seen.add(d.callId);
-    if (call.state !== "pending") {
-      const approval = call.approval;
-      if (approval?.decision === "approved" || approval?.decision === "denied") {
-        const when = approval.decidedAt ? ` at ${approval.decidedAt}` : "";
-        throw conflict(
-          `Tool call ${d.callId} (${call.name}) was already decided: it was ${approval.decision} by ${approval.decidedBy ?? "someone"}${when}.`,
-        );
-      }
-      throw conflict(
-        `Tool call ${d.callId} (${call.name}) does not wait for a decision: it is ${call.state}.`,
-      );
-    }
-  }
-  // Checked after the calls, so that a call decided before still answers with who decided it.
-  if (run.status === "finished" || run.status === "stopped") {
-    throw conflict(`Run ${runId} is ${run.status} (${run.stopReason}); its calls can no longer be decided.`);
-  }
 }
 
 function isOver(run: RunRecord): run is RunRecord & { status: "finished" | "stopped" } {

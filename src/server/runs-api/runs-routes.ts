@@ -1,5 +1,10 @@
 import { type Context, Hono } from "hono";
-import { DecisionError, RunNotFoundError } from "../../agent/agent-errors.js";
+import {
+  DecisionError,
+  type DecisionErrorReason,
+  RunNotFoundError,
+  RunStateError,
+} from "../../agent/agent-errors.js";
 import { ToolbridgeError } from "../../core/toolbridge-error.js";
 import type { RunStatus } from "../../store/store.js";
 import { listPendingApprovals, type PendingApproval } from "./pending-approvals.js";
@@ -12,7 +17,7 @@ import {
   startRunSchema,
 } from "./run-request-schemas.js";
 import type { RunService } from "./run-service.js";
-import { badRequest, RunsApiError, unprocessable } from "./runs-api-errors.js";
+import { badRequest, conflict, notFound, RunsApiError, unprocessable } from "./runs-api-errors.js";
 
 export interface RunsRoutesOptions extends RunEventStreamOptions {
   /** Recorded as who decided, on decisions made through this API. Default "api". */
@@ -37,12 +42,29 @@ export function errorResponse(c: Context, error: unknown): Response {
   return c.json({ error: { message: "Internal error; see the server's log.", type: "server_error" } }, 500);
 }
 
+/**
+ * The answer to each reason a decision is refused — the one table, for /api and /ws alike: a call the request names
+ * wrongly is the request's fault (400); a call or run whose state forbids the decision is a conflict with what
+ * happened before (409, the message names who decided it); edited arguments are checked like the model's (422, with
+ * the model-friendly message).
+ */
+export const DECISION_ERROR_STATUS: Record<DecisionErrorReason, (message: string) => RunsApiError> = {
+  "unknown-call": badRequest,
+  "duplicate-call": badRequest,
+  "already-decided": conflict,
+  "not-pending": conflict,
+  "run-over": conflict,
+  "tool-unavailable": unprocessable,
+  "invalid-arguments": unprocessable,
+};
+
 /** The API error an agent or service error stands for, or undefined for an unexpected one. */
 export function asRunsApiError(error: unknown): RunsApiError | undefined {
   if (error instanceof RunsApiError) return error;
-  if (error instanceof RunNotFoundError) return new RunsApiError(error.message, 404, "not_found_error");
-  // Edited arguments the tool's schema rejects, a tool no longer available: the model-friendly message, as is.
-  if (error instanceof DecisionError) return unprocessable(error.message);
+  if (error instanceof RunNotFoundError) return notFound(error.message);
+  if (error instanceof DecisionError) return DECISION_ERROR_STATUS[error.reason](error.message);
+  // Cancel a run that is over or driven by another live process, resume one still waiting: the run's state forbids it.
+  if (error instanceof RunStateError) return conflict(error.message);
   return undefined;
 }
 

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
 import type { MountedMcpServers } from "../../mcp/mount-mcp-servers.js";
-import { CallGate } from "../../tools/call-gate.js";
+import { CallGate, executeOptionsFor } from "../../tools/call-gate.js";
 import { InvalidCursorError } from "../../tools/errors.js";
 import type { AnyToolDefinition } from "../../tools/tool-definition.js";
 import type { ToolExecutor } from "../../tools/tool-executor.js";
@@ -171,7 +171,7 @@ export function createToolsApi(options: ToolsApiOptions): Hono {
       {
         signal: c.req.raw.signal,
         ...(options.callerOf ? { userId: options.callerOf(c) } : {}),
-        ...(request.dryRun ? { dryRun: true } : {}),
+        ...executeOptionsFor(answer, request.dryRun === true),
       },
     );
     return c.json(outcome.result);

@@ -4,7 +4,7 @@ import { createNodeWebSocket } from "@hono/node-ws";
 import type { Context, Hono } from "hono";
 import type { WSContext } from "hono/ws";
 import { z } from "zod";
-import { CallGate } from "../../tools/call-gate.js";
+import { CallGate, executeOptionsFor } from "../../tools/call-gate.js";
 import { InvalidCursorError, ToolNotFoundError } from "../../tools/errors.js";
 import type { ToolExecutor } from "../../tools/tool-executor.js";
 import type { ToolRegistry } from "../../tools/tool-registry.js";
@@ -273,7 +273,7 @@ class WsSession {
         }
         return this.options.executor.call(call.name, args, {
           userId: this.caller,
-          ...(call.dryRun ? { dryRun: true } : {}),
+          ...executeOptionsFor(answer, call.dryRun === true),
         });
       }
       case "runs/start": {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { resultText } from "../normalize-tool-result.js";
 import { ToolExecutor } from "../tool-executor.js";
 import { ToolRegistry } from "../tool-registry.js";
@@ -21,7 +21,8 @@ describe("MathWorkerPool", () => {
     const flood = Array.from({ length: 12 }, () =>
       executor.call("calculator", { expression: HEAVY }, { userId: "session-flood" }),
     );
-    await new Promise((resolve) => setTimeout(resolve, 300)); // the flood has taken the workers and queued up
+    // The flood has taken the workers and queued up.
+    await vi.waitFor(() => expect(pool.queued).toBeGreaterThan(0), { timeout: 10_000, interval: 5 });
     const started = performance.now();
     const quick = await executor.call("calculator", { expression: "2+2" }, { userId: "session-other" });
     const elapsed = performance.now() - started;
@@ -45,8 +46,10 @@ describe("MathWorkerPool", () => {
         restarting.evaluate(HEAVY, { caller: "flood" }).catch(() => undefined),
       );
       // The flood's first evaluation overran: its worker was killed and a fresh one is loading mathjs.
-      while (!workers.some((worker) => worker.workersStarted > 1))
-        await new Promise((resolve) => setTimeout(resolve, 5));
+      await vi.waitFor(() => expect(workers.some((worker) => worker.workersStarted > 1)).toBe(true), {
+        timeout: 20_000,
+        interval: 5,
+      });
       const started = performance.now();
       const quick = await restarting.evaluate("2+2", { caller: "other" });
       const elapsed = performance.now() - started;

@@ -1,4 +1,3 @@
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -10,47 +9,28 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { toOpenAITools } from "../../../src/models/message-converters/openai-chat-messages.js";
 import { createBuiltinTools } from "../../../src/tools/builtin/index.js";
-import { CLI_MAIN, runCli } from "../../helpers/run-cli.js";
+import { runCli } from "../../helpers/run-cli.js";
+import { type ServeProcess, startServe } from "../../helpers/serve-process.js";
 
 // `toolbridge serve` as a user runs it — the built bin, no config at all — answering OpenAI clients at /v1 with the
 // bundled demo model.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
 const dir = mkdtempSync(path.join(tmpdir(), "tb-serve-v1-"));
-let child: ChildProcessWithoutNullStreams;
+let serve: ServeProcess | undefined;
 let url: string;
 let stdout = "";
 
 beforeAll(async () => {
-  child = spawn(process.execPath, [CLI_MAIN, "serve", "--port", "0", "--db", path.join(dir, "db.sqlite")], {
+  serve = await startServe(["--db", path.join(dir, "db.sqlite")], {
     cwd: dir,
-    env: {
-      ...process.env,
-      NO_COLOR: "1",
-      TOOLBRIDGE_MODEL: "",
-      TOOLBRIDGE_BASE_URL: "",
-      TOOLBRIDGE_PROVIDER: "",
-    },
+    env: { TOOLBRIDGE_MODEL: "", TOOLBRIDGE_BASE_URL: "", TOOLBRIDGE_PROVIDER: "" },
   });
-  url = await new Promise<string>((resolve, reject) => {
-    let err = "";
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 60_000);
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const match = /OpenAI-compatible API at (http:\/\/\S+)\/v1 /.exec(stdout);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      err += chunk.toString();
-    });
-    child.once("exit", (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
-  });
+  url = serve.url;
+  stdout = serve.output();
 });
-afterAll(() => {
-  child?.kill("SIGTERM");
+afterAll(async () => {
+  await serve?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -1,4 +1,3 @@
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -13,7 +12,7 @@ import type {
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { BUILTIN_CHAT_TEMPLATES } from "../../../src/models/chat-template/builtin-chat-templates.js";
 import { writeTestModel } from "../../../src/models/gguf/make-test-model.js";
-import { CLI_MAIN } from "../../helpers/run-cli.js";
+import { type ServeProcess, startServe } from "../../helpers/serve-process.js";
 
 // `toolbridge serve` as a user runs it — the built bin, a config naming generated tiny GGUFs — driven by the official
 // openai client. The weights are random: the tests check structure (calls well-formed and schema-valid, finish
@@ -49,42 +48,22 @@ writeFileSync(
   }),
 );
 
-let child: ChildProcessWithoutNullStreams;
+let serve: ServeProcess | undefined;
 let url: string;
 let client: OpenAI;
 let stdout = "";
-let stderr = "";
 
 beforeAll(async () => {
-  child = spawn(process.execPath, [CLI_MAIN, "serve", "--port", "0", "--db", path.join(dir, "db.sqlite")], {
+  serve = await startServe(["--db", path.join(dir, "db.sqlite")], {
     cwd: dir,
-    env: {
-      ...process.env,
-      NO_COLOR: "1",
-      TOOLBRIDGE_MODEL: "",
-      TOOLBRIDGE_BASE_URL: "",
-      TOOLBRIDGE_PROVIDER: "",
-    },
+    env: { TOOLBRIDGE_MODEL: "", TOOLBRIDGE_BASE_URL: "", TOOLBRIDGE_PROVIDER: "" },
   });
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 60_000);
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const match = /OpenAI-compatible API at (http:\/\/\S+)\/v1 /.exec(stdout);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
-  });
+  url = serve.url;
+  stdout = serve.output();
   client = new OpenAI({ baseURL: `${url}/v1`, apiKey: "unused", maxRetries: 0 });
 });
-afterAll(() => {
-  child?.kill("SIGTERM");
+afterAll(async () => {
+  await serve?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -455,7 +434,7 @@ describe("a GGUF's concurrency limit through serve", () => {
     const queued = (await Promise.all(pending)).find((r) => r.status === 200)!;
     const answer = (await queued.json()) as { choices: { finish_reason: string }[] };
     expect(["stop", "length"]).toContain(answer.choices[0]!.finish_reason);
-    expect(child.exitCode).toBeNull();
+    expect(serve?.child.exitCode).toBeNull();
     expect((await post({ max_tokens: 2 })).status).toBe(200);
   });
 });

@@ -2,7 +2,7 @@
  * Issue 18's acceptance for the Runs API, with real parts: a SQLite file store, the replay model, the HTTP server on
  * port 0, an SSE client (fetch) and a WebSocket client (the `ws` package).
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   GATED_TURNS,
   getJson,
@@ -122,7 +122,14 @@ describe("Runs API acceptance", () => {
       return event.event !== "tool-started"; // hang up while the first tool runs
     });
     expect(dropped.ended).toBe("stopped");
-    await new Promise((resolve) => setTimeout(resolve, 100)); // the run moves on meanwhile
+    // The run moves on meanwhile: its second step starts while nobody listens.
+    await vi.waitFor(
+      async () =>
+        expect((await s.events.list(runId)).map((r) => r.event)).toContainEqual(
+          expect.objectContaining({ type: "step-started", step: 2 }),
+        ),
+      { timeout: 20_000 },
+    );
     const second: SseEvent[] = [];
     const resumed = await readSse(
       `${s.url}/api/runs/${runId}/events`,

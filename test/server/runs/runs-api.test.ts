@@ -1,6 +1,6 @@
 /** The Runs API's edges: bad input (clear 4xx, nothing changed), cancel, conversations, recovery at start. */
 import os from "node:os";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   GATED_TURNS,
   getJson,
@@ -149,7 +149,8 @@ describe("Runs API: cancel, listing, conversations", () => {
     const stream = readSse(`${s.url}/api/runs/${runId}/events`, (e) => {
       events.push(e);
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The long tool is running: the cancel reaches a live run.
+    await vi.waitFor(() => expect(events.map((e) => e.event)).toContain("tool-started"), { timeout: 20_000 });
     const started = Date.now();
     const cancelled = await postJson(`${s.url}/api/runs/${runId}/cancel`, {});
     expect(cancelled).toMatchObject({ status: 200, body: { runId, status: "stopped" } });

@@ -1,14 +1,13 @@
 /** `toolbridge serve` (the built bin) with the Runs API on a replay model: what a user starts. */
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLI_MAIN } from "../../helpers/run-cli.js";
+import { startServe, stopAllServes } from "../../helpers/serve-process.js";
 import { getJson, postJson, readSse, type SseEvent } from "./helpers.js";
 
 let dir: string;
-const children: ChildProcessWithoutNullStreams[] = [];
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "toolbridge-serve-runs-"));
   await writeFile(
@@ -17,44 +16,21 @@ beforeAll(async () => {
   );
 });
 afterAll(async () => {
-  for (const child of children) child.kill("SIGTERM");
+  await stopAllServes();
   await rm(dir, { recursive: true, force: true });
 });
 
 /** Start serve (on the replay model unless `model` says otherwise) and resolve with its REST API and WebSocket URLs. */
-function serve(
-  model = "replay:turns.jsonl",
-  db = "runs.db",
-): Promise<{ child: ChildProcessWithoutNullStreams; api: string; ws: string }> {
-  const child = spawn(process.execPath, [CLI_MAIN, "serve", "--port", "0", "--db", db], {
+async function serve(model = "replay:turns.jsonl", db = "runs.db") {
+  const started = await startServe(["--db", db], {
     cwd: dir,
     // An empty TOOLBRIDGE_MODEL: nothing configured, the bundled demo model.
-    env: {
-      ...process.env,
-      NO_COLOR: "1",
-      TOOLBRIDGE_MODEL: model,
-      TOOLBRIDGE_BASE_URL: "",
-      TOOLBRIDGE_PROVIDER: "",
-    },
+    env: { TOOLBRIDGE_MODEL: model, TOOLBRIDGE_BASE_URL: "", TOOLBRIDGE_PROVIDER: "" },
   });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let out = "";
-    let err = "";
-    child.stderr.on("data", (chunk) => {
-      err += chunk;
-    });
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-      const api = /REST API .*? (http:\/\/\S+)\/api\n/.exec(out);
-      const ws = /WebSocket API .*? (ws:\/\/\S+\/ws)\n/.exec(out);
-      if (api && ws) resolve({ child, api: api[1] as string, ws: ws[1] as string });
-    });
-    child.on("exit", (code) => reject(new Error(`serve exited ${code} first: ${err}`)));
-  });
+  return { child: started.child, api: started.url, ws: started.ws, banner: started.output() };
 }
 
-function stopped(child: ChildProcessWithoutNullStreams): Promise<number | null> {
+function stopped(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => {
     child.once("exit", (code) => resolve(code));
     child.kill("SIGTERM");
@@ -64,7 +40,7 @@ function stopped(child: ChildProcessWithoutNullStreams): Promise<number | null> 
 describe("toolbridge serve: Runs API", { timeout: 120_000 }, () => {
   it("prints the API and WebSocket URLs, runs a run to its answer, and keeps runs and events across a restart", async () => {
     const first = await serve();
-    expect(first.ws).toBe(`${first.api.replace("http", "ws")}/ws`);
+    expect(first.banner).toMatch(new RegExp(`WebSocket API .*? ${first.ws}\\n`));
     const { runId } = (await postJson(`${first.api}/api/runs`, { message: "what is 6*7?" })).body;
     const events: SseEvent[] = [];
     await readSse(`${first.api}/api/runs/${runId}/events`, (e) => {

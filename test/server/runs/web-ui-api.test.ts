@@ -9,6 +9,7 @@ import { createReplayModel } from "../../../src/models/replay-model.js";
 import { SqliteStore } from "../../../src/store/sqlite-store.js";
 import { ToolExecutor } from "../../../src/tools/tool-executor.js";
 import { createTestTools } from "../../agent/helpers.js";
+import { waitFor } from "../../helpers/wait-for.js";
 import { GATED_TURNS, getJson, type Json, openServer, postJson, TestSocket, tempDbFile } from "./helpers.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -30,14 +31,16 @@ async function socket(url: string) {
   return s;
 }
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out; last: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  return waitFor(
+    "the state asked for",
+    async () => {
+      const value = await read();
+      return done(value) ? { value } : undefined;
+    },
+    timeoutMs,
+    50,
+  ).then(({ value }) => value);
 }
 
 /** A pushed pending list: the last `approvals/pending` message received so far. */

@@ -1,27 +1,13 @@
 import type { Locator } from "playwright-core";
+import { waitFor } from "../../helpers/wait-for.js";
 
-/** Poll `probe` until it returns something truthy (or throw with `what` after `timeoutMs`). */
-export async function until<T>(
+/** Poll `probe` until it returns something truthy (or throw with `what` after `timeoutMs`): waitFor, every 100 ms. */
+export function until<T>(
   what: string,
   probe: () => T | Promise<T>,
   timeoutMs = 20_000,
 ): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value) return value as NonNullable<T>;
-      last = value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline)
-      throw new Error(
-        `timed out waiting for ${what}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`,
-      );
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return waitFor(what, probe, timeoutMs, 100);
 }
 
 /** Wait until the locator's element carries `data-phase` = phase. */
