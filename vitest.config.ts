@@ -1,4 +1,12 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { defineConfig } from "vitest/config";
+
+// No test may read or write the person's own toolbridge database (~/.local/share/toolbridge, %LOCALAPPDATA%): a CLI
+// run without --db in a test uses a throwaway data directory instead. Tests that need a specific one still pass
+// their own XDG_DATA_HOME.
+const testData = mkdtempSync(path.join(tmpdir(), "toolbridge-test-data-"));
 
 export default defineConfig({
   test: {
@@ -11,5 +19,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: forks keep native modules (better-sqlite3) isolated per file.
     pool: "forks",
+    env: { XDG_DATA_HOME: testData, LOCALAPPDATA: testData, TOOLBRIDGE_TEST_DATA_HOME: testData },
   },
 });

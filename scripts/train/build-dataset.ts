@@ -8,11 +8,40 @@ import { createCalculatorTool, createDateTimeTools, createDiceTool } from "../..
 import { createMemoryTools } from "../../src/tools/builtin/memory.js";
 import { ToolExecutor } from "../../src/tools/tool-executor.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
+import { clientToolScenario } from "./client-tool-scenarios.js";
+import { CLIENT_TOOL_SET } from "./client-tools-set.js";
+import {
+  afterAnother,
+  calculatorScenario,
+  convertScenario,
+  diceScenario,
+  differenceScenario,
+  errorScenario,
+  followUpScenario,
+  noteScenario,
+  outOfScopeScenario,
+  searchScenario,
+  smallTalkScenario,
+  timeScenario,
+  twoStepScenario,
+} from "./everyday-scenarios.js";
+import { EVERYDAY_SET, loadJsonLines } from "./everyday-set.js";
 import { renderConversation } from "./render-conversation.js";
-import { drawRequest, jitter, type RequestKind, type Split, TRAIN_THINGS, ZONES } from "./requests.js";
+import {
+  drawRequest,
+  HELD_OUT_THINGS,
+  HELD_OUT_WORDS,
+  jitter,
+  type RequestKind,
+  type Split,
+  TRAIN_THINGS,
+  ZONES,
+} from "./requests.js";
+import type { CallOutcome, Scenario, ScenarioContext } from "./scenario.js";
 
 export interface Conversation {
-  kind: RequestKind;
+  /** The request kind (template conversations) or the scenario's name. */
+  kind: string;
   request: string;
   messages: AgentMessage[];
   text: string;
@@ -89,6 +118,11 @@ export interface DatasetOptions {
   seed: number;
   train: number;
   heldOut: number;
+  /**
+   * Share of training conversations written as scenarios that look like people (everyday-scenarios.ts,
+   * client-tool-scenarios.ts); the rest come from the template generator (requests.ts). Default 0.
+   */
+  people?: number;
 }
 
 export interface Dataset {
@@ -133,7 +167,15 @@ export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
       }
     }
     const train: Conversation[] = [];
+    const people = options.people ?? 0;
+    const guard = new HeldOutGuard();
     while (train.length < options.train) {
+      if (people > 0 && rng() < people) {
+        const [kind, scenario] = drawScenario(rng);
+        const c = await runScenario(env, rng, kind, scenario);
+        if (c && guard.allows(c)) train.push(c);
+        continue;
+      }
       const r = drawRequest(rng, "train" as Split);
       const text = jitter(rng, r.text);
       // Held-out means never seen: drop a training draw that collides with a held-out request or call.
@@ -173,6 +215,160 @@ export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
   } finally {
     await env.close();
   }
+}
+
+const SINGLE_SCENARIOS: readonly Scenario[] = [
+  calculatorScenario,
+  diceScenario,
+  timeScenario,
+  convertScenario,
+  differenceScenario,
+  noteScenario,
+  searchScenario,
+  errorScenario,
+  outOfScopeScenario,
+  smallTalkScenario,
+];
+
+/** The mix of scenarios, by weight. */
+const SCENARIOS: readonly (readonly [number, string, Scenario])[] = [
+  [16, "calculator", calculatorScenario],
+  [8, "roll_dice", diceScenario],
+  [11, "get_time", timeScenario],
+  [6, "convert_time", convertScenario],
+  [5, "time_difference", differenceScenario],
+  [5, "note_save", noteScenario],
+  [7, "memory_search", searchScenario],
+  [10, "follow-up", followUpScenario],
+  [5, "two-step", twoStepScenario],
+  [6, "tool-error", errorScenario],
+  [6, "out-of-scope", outOfScopeScenario],
+  [3, "chat", smallTalkScenario],
+  [14, "client-tools", clientToolScenario],
+  [6, "after-another", afterAnother((ctx) => pick(ctx.rng, SINGLE_SCENARIOS)(ctx), SINGLE_SCENARIOS)],
+];
+
+function pick<T>(rng: () => number, items: readonly T[]): T {
+  return items[Math.floor(rng() * items.length)] as T;
+}
+
+function drawScenario(rng: () => number): [string, Scenario] {
+  const total = SCENARIOS.reduce((a, [w]) => a + w, 0);
+  let u = rng() * total;
+  for (const [w, kind, scenario] of SCENARIOS) {
+    if (u < w) return [kind, scenario];
+    u -= w;
+  }
+  const [, kind, scenario] = SCENARIOS.at(-1) as (typeof SCENARIOS)[number];
+  return [kind, scenario];
+}
+
+/**
+ * Keeps what the evaluations ask out of training: a conversation is dropped when a user turn is one of the
+ * hand-written sets' requests, or when its text names a template held-out zone (or its city), note title or value.
+ */
+class HeldOutGuard {
+  readonly #requests = new Set<string>();
+  readonly #markers: RegExp;
+
+  constructor() {
+    const norm = HeldOutGuard.normalize;
+    for (const item of loadJsonLines<{ request: string }>(EVERYDAY_SET))
+      this.#requests.add(norm(item.request));
+    for (const item of loadJsonLines<{ request: string }>(CLIENT_TOOL_SET))
+      this.#requests.add(norm(item.request));
+    const cities = ZONES.heldout.map((z) => (z.split("/").at(-1) as string).replaceAll("_", " "));
+    const words = [...ZONES.heldout, ...cities, ...HELD_OUT_THINGS, ...HELD_OUT_WORDS];
+    this.#markers = new RegExp(`\\b(${words.map((w) => w.replace(/[/]/g, "\\/")).join("|")})\\b`, "i");
+  }
+
+  static normalize(text: string): string {
+    return text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, " ")
+      .trim();
+  }
+
+  allows(c: Conversation): boolean {
+    for (const m of c.messages) {
+      if (
+        m.role === "user" &&
+        (this.#requests.has(HeldOutGuard.normalize(m.content)) || this.#markers.test(m.content))
+      )
+        return false;
+      if (
+        m.role === "assistant" &&
+        m.toolCalls?.some((call) => this.#markers.test(JSON.stringify(call.arguments)))
+      )
+        return false;
+      if (m.role === "tool" && ZONES.heldout.some((z) => resultToText(m.result).includes(z))) return false;
+    }
+    return true;
+  }
+}
+
+/**
+ * One scenario, run: built-in calls through the real tools (seeded dice, the conversation's clock, a fresh memory),
+ * client-tool calls with the result the scenario gives; rendered as the runtime renders it. Undefined when the
+ * scenario wrote nothing, or a call's arguments are not in the tool's schema order (the call grammar writes every
+ * property in that order, so a call written otherwise could never be produced).
+ */
+async function runScenario(
+  env: DatasetTools,
+  rng: () => number,
+  kind: string,
+  scenario: Scenario,
+): Promise<Conversation | undefined> {
+  env.random = createRandom(Math.floor(rng() * 2 ** 31));
+  env.clock = Date.UTC(2025, 0, 1) + Math.floor(rng() * 730 * 86_400_000);
+  await env.freshMemory();
+  const messages: AgentMessage[] = [];
+  let tools = env.tools;
+  let calls = 0;
+  const inOrder = (name: string, args: Record<string, unknown>) => {
+    const tool = tools.find((t) => t.name === name);
+    const order = Object.keys((tool?.inputSchema.properties ?? {}) as object);
+    if (!tool || JSON.stringify(Object.keys(args)) !== JSON.stringify(order))
+      throw new Error(
+        `scenario ${kind}: ${name} ${JSON.stringify(args)} is not every property in schema order`,
+      );
+  };
+  const record = (name: string, args: Record<string, unknown>, result: CallToolResult): CallOutcome => {
+    const id = `call_${calls++}`;
+    messages.push(
+      { role: "assistant", content: "", toolCalls: [{ id, name, arguments: args }] },
+      { role: "tool", callId: id, name, result },
+    );
+    return { text: resultToText(result), isError: result.isError === true };
+  };
+  const ctx: ScenarioContext = {
+    rng,
+    now: env.clock,
+    note: async (title, content) => {
+      await env.call("note_save", { title, content, tags: [] });
+    },
+    offer: (offered) => {
+      tools = offered;
+    },
+    user: (text) => {
+      messages.push({ role: "user", content: text });
+    },
+    call: async (name, args) => {
+      inOrder(name, args);
+      return record(name, args, await env.call(name, args));
+    },
+    fake: (name, args, text) => {
+      inOrder(name, args);
+      return record(name, args, { content: [{ type: "text", text }] });
+    },
+    answer: (text) => {
+      messages.push({ role: "assistant", content: text });
+    },
+  };
+  await scenario(ctx);
+  const request = messages.findLast((m) => m.role === "user");
+  if (!request || messages.at(-1)?.role !== "assistant") return undefined;
+  return { kind, request: request.content, messages, ...renderConversation(messages, tools) };
 }
 
 /**

@@ -1,49 +1,76 @@
 /**
- * `npm run eval-model [-- --model file.gguf] [--held-out file.jsonl | --seed 7 --count 260] [--limit N] [--every K] [--verbose]`: the held-out split through the real
- * `toolbridge run` path — the run command's own settings resolution (`cliAgentSettings`: with no model flag that is
- * the bundled default), `createCliAgent` (runtime tools, memory store, the llama backend in text-protocol mode with
- * the model's protocol hints and the call-body grammar) and the agent loop — one run per request, in-process so the
- * model loads once; each request sees a fresh memory for note_save / memory_search (see `RequestMemoryStore`). Prints
- * the four acceptance figures; exit 1 when one misses its goal.
+ * `npm run eval-model [-- --model file.gguf] [--set template|everyday|client-tools|all] [--limit N] [--every K]
+ * [--verbose] [--json out.json]`: the model on three sets, each through the code path a user's request takes.
+ * - template: the held-out split of the training generator (`--held-out file.jsonl | --seed 7 --count 260`), phrasings
+ *   and values the model never saw, through `toolbridge run`'s own path — the run command's settings resolution
+ *   (`cliAgentSettings`: with no model flag that is the bundled default), `createCliAgent` (runtime tools, memory
+ *   store, the llama backend in text mode with the model's hints and the call-body grammar) and the agent loop; each
+ *   request with a fresh memory seeded as training seeds one (see `EvalStore`);
+ * - everyday: the hand-written `sets/everyday.jsonl` (everyday-set.ts), the same path, earlier turns of a chat given
+ *   as a stored conversation and notes put in memory first;
+ * - client-tools: `sets/client-tools.jsonl`, OpenAI requests with a client's own tools to `serve`'s `/v1` (the real
+ *   server, the official openai client).
+ * Prints the figures of each; exit 1 when one misses its goal.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { type AgentCommandOptions, cliAgentSettings } from "../../src/cli/agent-command-options.js";
 import { createCliAgent } from "../../src/cli/create-cli-agent.js";
 import { LazyDatabase } from "../../src/cli/open-store.js";
+import type { AgentMessage } from "../../src/core/agent-message.js";
 import { bundledModelPath } from "../../src/models/bundled-model.js";
 import { createRandom } from "../../src/models/gguf/make-test-model.js";
 import { resultToText } from "../../src/protocols/core/render-helpers.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
+import { createCalculatorTool, createDateTimeTools, createDiceTool } from "../../src/tools/builtin/index.js";
+import { ToolExecutor } from "../../src/tools/tool-executor.js";
+import { ToolRegistry } from "../../src/tools/tool-registry.js";
 import { buildDataset, type HeldOutRequest, seedMemory } from "./build-dataset.js";
+import { type ClientToolFigures, runClientToolSet } from "./client-tools-set.js";
+import {
+  type CallOutcome,
+  type Defaults,
+  type EverydayFigures,
+  type EverydayOutcome,
+  type EverydayVerdict,
+  type ExpectedCall,
+  everydayGoalsMet,
+  judge,
+  loadEverydaySet,
+  summarize,
+} from "./everyday-set.js";
 
 /**
  * The eval's database: runs are stored as `toolbridge run` stores them, but the memory tools (note_save,
- * memory_search) see a fresh memory per request, seeded as the training data seeds one. Each request is then judged on
- * its own — in one shared memory, earlier requests' notes and stored questions pile into later searches' results
- * and the figures depend on the order of the requests.
+ * memory_search) see a fresh memory per request, seeded as the training data seeds one or with an item's notes. Each
+ * request is then judged on its own — in one shared memory, earlier requests' notes and stored questions pile into
+ * later searches' results and the figures depend on the order of the requests. A conversation may be given earlier
+ * exchanges (`script`): the agent reads them as the stored start of the chat.
  */
-class RequestMemoryStore extends SqliteStore {
+class EvalStore extends SqliteStore {
   #memory: SqliteStore | undefined;
+  readonly #scripts = new Map<string, AgentMessage[]>();
 
-  async freshMemory(seed: number, kind: HeldOutRequest["kind"], query: string): Promise<void> {
+  async freshMemory(seed: (save: (title: string, content: string) => Promise<unknown>) => Promise<void>) {
     await this.closeMemory();
     const memory = new SqliteStore(":memory:");
     this.#memory = memory;
-    if (kind === "note_save" || kind === "memory_search")
-      await seedMemory(
-        (title, content) => memory.saveNote({ title, content, tags: [] }),
-        createRandom(seed),
-        kind,
-        query,
-      );
+    await seed((title, content) => memory.saveNote({ title, content, tags: [] }));
   }
 
   async closeMemory(): Promise<void> {
     await this.#memory?.close();
     this.#memory = undefined;
+  }
+
+  script(conversationId: string, messages: AgentMessage[]): void {
+    this.#scripts.set(conversationId, messages);
+  }
+
+  override async listMessages(conversationId: string): Promise<AgentMessage[]> {
+    return [...(this.#scripts.get(conversationId) ?? []), ...(await super.listMessages(conversationId))];
   }
 
   override saveNote(note: Parameters<SqliteStore["saveNote"]>[0]): ReturnType<SqliteStore["saveNote"]> {
@@ -137,74 +164,308 @@ export function score(outcomes: readonly RequestOutcome[]): EvalFigures {
 
 const pct = (n: number, d: number) => (d === 0 ? "n/a" : `${((100 * n) / d).toFixed(1)}%`);
 
+type CliAgent = Awaited<ReturnType<typeof createCliAgent>>;
+
+/** One request through the agent: the calls it made (with their results) and its answer. */
+async function runRequest(
+  cli: CliAgent,
+  prompt: string,
+  conversationId?: string,
+): Promise<{ calls: CallOutcome[]; answer: string; error?: string }> {
+  const started = performance.now();
+  let steps = 0;
+  const calls: CallOutcome[] = [];
+  const byId = new Map<string, CallOutcome>();
+  let answer = "";
+  let error: string | undefined;
+  try {
+    const handle = cli.agent.run(prompt, conversationId ? { conversationId } : {});
+    for await (const event of handle) {
+      if (event.type === "step-started") steps++;
+      if (event.type === "call-finished") {
+        const call: CallOutcome = { name: event.name, arguments: event.arguments };
+        calls.push(call);
+        byId.set(event.callId, call);
+      }
+      if (event.type === "tool-result") {
+        const call = byId.get(event.callId);
+        if (call) {
+          call.result = resultToText(event.result);
+          call.isError = event.result.isError === true;
+        }
+      }
+    }
+    const view = await handle.result;
+    answer = view.answer ?? "";
+    if (view.status !== "finished") error = `${view.status}: ${view.stopReason}`;
+  } catch (e) {
+    error = (e as Error).message;
+  }
+  TURN_TIMES.push((performance.now() - started) / Math.max(1, steps));
+  return { calls, answer, ...(error ? { error } : {}) };
+}
+
+/** Seconds of each model turn (a request's time over its steps: the call, then the answer). */
+const TURN_TIMES: number[] = [];
+
+function turnTimes(): string {
+  const sorted = TURN_TIMES.splice(0).sort((a, b) => a - b);
+  const at = (q: number) =>
+    ((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0) / 1000).toFixed(2);
+  return `per model turn: median ${at(0.5)} s, 95th percentile ${at(0.95)} s, slowest ${at(1)} s`;
+}
+
+async function runTemplateSet(
+  cli: CliAgent,
+  store: EvalStore,
+  requests: HeldOutRequest[],
+  seed: number,
+  verbose: boolean,
+): Promise<{ figures: EvalFigures; byKind: Record<string, string>; ok: boolean }> {
+  const outcomes: RequestOutcome[] = [];
+  for (const request of requests) {
+    const query = String(request.expected?.arguments.query ?? request.expected?.arguments.title ?? "");
+    await store.freshMemory((save) =>
+      request.kind === "note_save" || request.kind === "memory_search"
+        ? seedMemory(save, createRandom(seed * 100_003 + request.id), request.kind, query)
+        : Promise.resolve(),
+    );
+    const r = await runRequest(cli, request.request);
+    const outcome: RequestOutcome = {
+      request,
+      calls: r.calls.map((c) => ({ name: c.name, arguments: c.arguments })),
+      results: r.calls.filter((c) => c.result !== undefined).map((c) => c.result as string),
+      answer: r.answer,
+      ...(r.calls[0] ? { firstCallFailed: r.calls[0].isError === true } : {}),
+      ...(r.error ? { error: r.error } : {}),
+    };
+    outcomes.push(outcome);
+    if (verbose)
+      process.stderr.write(
+        `${JSON.stringify({ q: request.request, expected: request.expected, calls: outcome.calls, answer: outcome.answer, error: outcome.error })}\n`,
+      );
+  }
+  const f = score(outcomes);
+  const byKind: Record<string, string> = {};
+  const kinds = new Map<string, RequestOutcome[]>();
+  for (const o of outcomes) kinds.set(o.request.kind, [...(kinds.get(o.request.kind) ?? []), o]);
+  for (const [kind, list] of kinds) {
+    const k = score(list);
+    byKind[kind] =
+      kind === "chat"
+        ? `no tool ${pct(k.noToolWhenNoneNeeded, k.chatRequests)}`
+        : `tool ${pct(k.rightTool, k.toolRequests)}, args ${pct(k.exactArguments, k.toolRequests)}, answer ${pct(k.answerHasResult, k.toolRequests)}`;
+  }
+  const ok =
+    f.rightTool >= 0.95 * f.toolRequests &&
+    f.exactArguments >= 0.9 * f.toolRequests &&
+    f.answerHasResult >= 0.9 * f.toolRequests &&
+    f.noToolWhenNoneNeeded >= 0.95 * f.chatRequests;
+  return { figures: f, byKind, ok };
+}
+
+/**
+ * The built-in tools outside the agent: with a fixed clock and dice to run an expected call and the model's side by
+ * side, or with the real clock for the earlier turns of a scripted chat.
+ */
+function toolsExecutor(now?: number): ToolExecutor {
+  const registry = new ToolRegistry();
+  registry.registerAll([
+    createCalculatorTool(),
+    createDiceTool({ random: createRandom(5) }),
+    ...createDateTimeTools(now === undefined ? {} : { now: () => now }),
+  ]);
+  return new ToolExecutor(registry);
+}
+
+async function runEverydaySet(
+  cli: CliAgent,
+  store: EvalStore,
+  verbose: boolean,
+  filter: (i: number) => boolean,
+): Promise<{ figures: EverydayFigures; verdicts: EverydayVerdict[]; outcomes: EverydayOutcome[] }> {
+  const items = loadEverydaySet().filter((_, i) => filter(i));
+  const defaults: Defaults = {};
+  for (const d of cli.agent.tools()) {
+    const props = (d.tool.inputSchema.properties ?? {}) as Record<string, { default?: unknown }>;
+    defaults[d.tool.name] = Object.fromEntries(
+      Object.entries(props)
+        .filter(([, p]) => p && typeof p === "object" && "default" in p)
+        .map(([k, p]) => [k, p.default]),
+    );
+  }
+  const judgeTools = toolsExecutor(Date.UTC(2026, 5, 15, 12, 0, 0));
+  const liveTools = toolsExecutor();
+  const resultOf = async (name: string, args: Record<string, unknown>) => {
+    const r = await judgeTools.call(name, args);
+    return r.isError ? `error: ${resultToText(r)}` : resultToText(r);
+  };
+  const outcomes: EverydayOutcome[] = [];
+  const sameResults = new Map<string, boolean>();
+  for (const [index, item] of items.entries()) {
+    await store.freshMemory(async (save) => {
+      for (const note of item.notes ?? []) await save(note.title, note.content);
+    });
+    let conversationId: string | undefined;
+    const context: string[] = [];
+    if (item.before?.length) {
+      conversationId = `conv_everyday_${index}_${Date.now()}`;
+      const messages: AgentMessage[] = [];
+      for (const [n, turn] of item.before.entries()) {
+        const id = `call_before_${n}`;
+        const executed = await liveTools.call(turn.call.name, turn.call.arguments);
+        const text = resultToText(executed);
+        const answer = (turn.answer ?? "{result}").replace("{result}", text);
+        messages.push(
+          { role: "user", content: turn.user },
+          {
+            role: "assistant",
+            content: "",
+            toolCalls: [{ id, name: turn.call.name, arguments: turn.call.arguments }],
+          },
+          { role: "tool", callId: id, name: turn.call.name, result: executed },
+          { role: "assistant", content: answer },
+        );
+        context.push(turn.user, text, answer);
+      }
+      store.script(conversationId, messages);
+    }
+    const r = await runRequest(cli, item.request, conversationId);
+    const outcome: EverydayOutcome = { item, calls: r.calls, answer: r.answer, context: context.join("\n") };
+    if (r.error) outcome.error = r.error;
+    // `match: "result"` calls: what the tool gives for the model's arguments against the expected ones.
+    for (const [i, e] of (item.expect ?? []).entries()) {
+      const call = r.calls[i];
+      if (e.match !== "result" || !call || call.name !== e.name) continue;
+      const [want, got] = await Promise.all([
+        resultOf(e.name, e.arguments),
+        resultOf(call.name, call.arguments),
+      ]);
+      sameResults.set(`${item.id}/${i}`, !want.startsWith("error:") && want === got);
+    }
+    outcomes.push(outcome);
+  }
+  const verdicts = outcomes.map((o) =>
+    judge(
+      o,
+      defaults,
+      (e: ExpectedCall) => sameResults.get(`${o.item.id}/${(o.item.expect ?? []).indexOf(e)}`) === true,
+    ),
+  );
+  if (verbose)
+    for (const [i, o] of outcomes.entries()) {
+      const v = verdicts[i] as EverydayVerdict;
+      const marks = `${v.rightTool ? "T" : "-"}${v.exactArguments ? "A" : "-"}${v.statesOutcome ? "S" : "-"}${v.invented.length ? "I" : ""}${v.junkCall ? "J" : ""}`;
+      process.stderr.write(
+        `${o.item.id.padEnd(10)} ${marks.padEnd(5)} ${JSON.stringify(o.item.request)} → ${JSON.stringify(o.calls.map((c) => [c.name, c.arguments, c.result?.slice(0, 60)]))} ⇒ ${JSON.stringify(o.answer.slice(0, 160))}${o.error ? ` [${o.error}]` : ""}\n`,
+      );
+    }
+  return { figures: summarize(verdicts), verdicts, outcomes };
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       model: { type: "string" },
+      set: { type: "string", default: "all" },
       "held-out": { type: "string" },
       seed: { type: "string", default: "7" },
       count: { type: "string", default: "260" },
       limit: { type: "string" },
       every: { type: "string", default: "1" },
       verbose: { type: "boolean", default: false },
+      json: { type: "string" },
+      // Copy-constrained string arguments on or off (default: the model's own default, by its size).
+      "copy-arguments": { type: "string" },
     },
   });
-  // The held-out split is drawn before any training conversation, so the seed alone reproduces it: a fresh clone
-  // needs no .train/ folder to evaluate.
-  let requests = values["held-out"]
-    ? readFileSync(values["held-out"], "utf8")
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as HeldOutRequest)
-    : (await buildDataset({ seed: Number(values.seed), train: 0, heldOut: Number(values.count) })).heldOut;
+  const copyArguments =
+    values["copy-arguments"] === undefined ? undefined : /^(true|on|1|yes)$/i.test(values["copy-arguments"]);
+  const sets = values.set === "all" ? ["template", "everyday", "client-tools"] : values.set.split(",");
   const every = Number(values.every);
-  requests = requests.filter((_, i) => i % every === 0);
-  if (values.limit) requests = requests.slice(0, Number(values.limit));
+  const limit = values.limit ? Number(values.limit) : Number.POSITIVE_INFINITY;
+  const filter = (i: number) => i % every === 0 && i / every < limit;
+  const seed = Number(values.seed);
+  const report: Record<string, unknown> = {};
+  let ok = true;
 
   const dir = mkdtempSync(path.join(os.tmpdir(), "toolbridge-eval-"));
-  const store = new RequestMemoryStore(path.join(dir, "eval.db"));
+  const store = new EvalStore(path.join(dir, "eval.db"));
   // The run command's own resolution: no --model means the bundled default (when the CLI has wired it), else
-  // exactly the flags the default stands for.
-  const flags: AgentCommandOptions = values.model ? { model: values.model } : {};
-  // No token cap of its own: `toolbridge run`'s default (1,024) — a cap here would cut long answers (a memory search
-  // that found five notes) that the real command gives in full.
+  // exactly the flags the default stands for. No token cap of its own: `toolbridge run`'s default (1,024).
+  const copy = copyArguments === undefined ? {} : { copyArguments };
+  const flags: AgentCommandOptions = values.model ? { model: values.model, ...copy } : copy;
   let settings: ReturnType<typeof cliAgentSettings>;
   try {
     settings = cliAgentSettings(flags, "run");
   } catch {
-    settings = cliAgentSettings({ model: bundledModelPath(), protocol: "hermes" }, "run");
+    settings = cliAgentSettings({ model: bundledModelPath(), protocol: "hermes", ...copy }, "run");
   }
-  if (values.model) settings = cliAgentSettings({ model: values.model, protocol: "hermes" }, "run");
+  if (values.model) settings = cliAgentSettings({ model: values.model, protocol: "hermes", ...copy }, "run");
   settings.autoApprove = true;
   const cli = await createCliAgent(settings, LazyDatabase.ofSqlite(store));
-  const started = performance.now();
-  const outcomes: RequestOutcome[] = [];
   try {
-    for (const request of requests) {
-      const outcome: RequestOutcome = { request, calls: [], results: [], answer: "" };
-      const query = String(request.expected?.arguments.query ?? request.expected?.arguments.title ?? "");
-      await store.freshMemory(Number(values.seed) * 100_003 + request.id, request.kind, query);
-      try {
-        const handle = cli.agent.run(request.request);
-        for await (const event of handle) {
-          if (event.type === "call-finished")
-            outcome.calls.push({ name: event.name, arguments: event.arguments });
-          if (event.type === "tool-result") {
-            outcome.results.push(resultToText(event.result));
-            if (outcome.results.length === 1) outcome.firstCallFailed = event.result.isError === true;
-          }
-        }
-        const view = await handle.result;
-        outcome.answer = view.answer ?? "";
-        if (view.status !== "finished") outcome.error = `${view.status}: ${view.stopReason}`;
-      } catch (error) {
-        outcome.error = (error as Error).message;
+    if (sets.includes("template")) {
+      // The held-out split is drawn before any training conversation, so the seed alone reproduces it: a fresh clone
+      // needs no .train/ folder to evaluate.
+      const requests = (
+        values["held-out"]
+          ? readFileSync(values["held-out"], "utf8")
+              .split("\n")
+              .filter(Boolean)
+              .map((l) => JSON.parse(l) as HeldOutRequest)
+          : (await buildDataset({ seed, train: 0, heldOut: Number(values.count) })).heldOut
+      ).filter((_, i) => filter(i));
+      const started = performance.now();
+      const t = await runTemplateSet(cli, store, requests, seed, values.verbose);
+      const f = t.figures;
+      const seconds = (performance.now() - started) / 1000;
+      ok &&= t.ok;
+      report.template = { ...f, byKind: t.byKind, seconds };
+      process.stdout.write(
+        [
+          `template held-out: ${requests.length} requests (${f.toolRequests} need a tool, ${f.chatRequests} do not), ${seconds.toFixed(0)} s through toolbridge run`,
+          `  right tool chosen:                ${pct(f.rightTool, f.toolRequests)} (${f.rightTool}/${f.toolRequests}, goal ≥95%)`,
+          `  arguments exactly right:          ${pct(f.exactArguments, f.toolRequests)} (${f.exactArguments}/${f.toolRequests}, goal ≥90%)`,
+          `  final answer contains the result: ${pct(f.answerHasResult, f.toolRequests)} (${f.answerHasResult}/${f.toolRequests}, goal ≥90%)`,
+          `  no tool for no-tool requests:     ${pct(f.noToolWhenNoneNeeded, f.chatRequests)} (${f.noToolWhenNoneNeeded}/${f.chatRequests}, goal ≥95%)`,
+          `  (first calls the tool rejected: ${f.rejectedFirstCalls}; answers quoting such an error: ${f.answersQuotingRejection})`,
+          ...Object.entries(t.byKind).map(([k, d]) => `    ${k.padEnd(14)} ${d}`),
+          `  ${turnTimes()}`,
+          "",
+        ].join("\n"),
+      );
+    }
+    if (sets.includes("everyday")) {
+      const started = performance.now();
+      const e = await runEverydaySet(cli, store, values.verbose, filter);
+      const f = e.figures;
+      const seconds = (performance.now() - started) / 1000;
+      ok &&= everydayGoalsMet(f);
+      const groups: Record<string, string> = {};
+      const byGroup = new Map<string, EverydayVerdict[]>();
+      for (const v of e.verdicts) byGroup.set(v.group, [...(byGroup.get(v.group) ?? []), v]);
+      for (const [group, list] of byGroup) {
+        const g = summarize(list);
+        groups[group] = g.toolItems
+          ? `tool ${pct(g.rightTool, g.toolItems)}, args ${pct(g.exactArguments, g.toolItems)}, answer ${pct(g.statesOutcome, g.toolItems)}${g.failedItems ? `, invented ${g.inventedAfterFailure}/${g.failedItems}` : ""}`
+          : `no call ${pct(g.noToolItems - g.junkCalls, g.noToolItems)}${g.outOfScopeItems ? `, says what it can do ${pct(g.offersAlternatives, g.outOfScopeItems)}` : ""}`;
       }
-      outcomes.push(outcome);
-      if (values.verbose)
-        process.stderr.write(
-          `${JSON.stringify({ q: request.request, expected: request.expected, calls: outcome.calls, answer: outcome.answer, error: outcome.error, failed: outcome.firstCallFailed })}\n`,
-        );
+      report.everyday = { ...f, groups, seconds };
+      process.stdout.write(
+        [
+          `everyday (hand-written): ${f.items} requests (${f.toolItems} need a tool, ${f.noToolItems} do not), ${seconds.toFixed(0)} s through toolbridge run`,
+          `  right tool chosen:                     ${pct(f.rightTool, f.toolItems)} (${f.rightTool}/${f.toolItems}, goal ≥90%)`,
+          `  arguments exactly right:               ${pct(f.exactArguments, f.toolItems)} (${f.exactArguments}/${f.toolItems}, goal ≥85%)`,
+          `  answer states the result or failure:   ${pct(f.statesOutcome, f.toolItems)} (${f.statesOutcome}/${f.toolItems}, goal ≥90%)`,
+          `  invented numbers after a tool failure: ${f.inventedAfterFailure} of ${f.failedItems} answers (goal 0)`,
+          `  junk calls on out-of-scope requests:   ${f.junkCallsOutOfScope} of ${f.outOfScopeItems} (goal 0); on small talk ${f.junkCalls - f.junkCallsOutOfScope}`,
+          `  out of scope, says what it can do:     ${f.offersAlternatives} of ${f.outOfScopeItems}`,
+          ...Object.entries(groups).map(([k, d]) => `    ${k.padEnd(14)} ${d}`),
+          `  ${turnTimes()}`,
+          "",
+        ].join("\n"),
+      );
     }
   } finally {
     await cli.close();
@@ -212,32 +473,29 @@ async function main(): Promise<void> {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   }
-  const f = score(outcomes);
-  const seconds = (performance.now() - started) / 1000;
-  const lines = [
-    `held-out requests: ${outcomes.length} (${f.toolRequests} need a tool, ${f.chatRequests} do not), ${seconds.toFixed(0)} s through toolbridge run`,
-    `right tool chosen:                ${pct(f.rightTool, f.toolRequests)} (${f.rightTool}/${f.toolRequests}, goal ≥95%)`,
-    `arguments exactly right:          ${pct(f.exactArguments, f.toolRequests)} (${f.exactArguments}/${f.toolRequests}, goal ≥90%)`,
-    `final answer contains the result: ${pct(f.answerHasResult, f.toolRequests)} (${f.answerHasResult}/${f.toolRequests}, goal ≥90%)`,
-    `no tool for no-tool requests:     ${pct(f.noToolWhenNoneNeeded, f.chatRequests)} (${f.noToolWhenNoneNeeded}/${f.chatRequests}, goal ≥95%)`,
-    `(first calls the tool rejected: ${f.rejectedFirstCalls}; answers quoting such an error: ${f.answersQuotingRejection})`,
-  ];
-  process.stdout.write(`${lines.join("\n")}\n`);
-  const byKind = new Map<string, RequestOutcome[]>();
-  for (const o of outcomes) byKind.set(o.request.kind, [...(byKind.get(o.request.kind) ?? []), o]);
-  for (const [kind, list] of byKind) {
-    const k = score(list);
-    const d =
-      kind === "chat"
-        ? `no tool ${pct(k.noToolWhenNoneNeeded, k.chatRequests)}`
-        : `tool ${pct(k.rightTool, k.toolRequests)}, args ${pct(k.exactArguments, k.toolRequests)}, answer ${pct(k.answerHasResult, k.toolRequests)}`;
-    process.stdout.write(`  ${kind.padEnd(14)} ${String(list.length).padStart(3)}: ${d}\n`);
+  if (sets.includes("client-tools")) {
+    const started = performance.now();
+    const c: ClientToolFigures = await runClientToolSet({
+      ...(values.model ? { modelPath: values.model } : {}),
+      ...copy,
+      filter,
+      verbose: values.verbose,
+    });
+    const seconds = (performance.now() - started) / 1000;
+    ok &&= c.exactArguments >= 0.7 * c.items;
+    report.clientTools = { ...c, seconds };
+    process.stdout.write(
+      [
+        `client tools over /v1: ${c.items} requests, each offering its tool and two others, tool_choice auto, ${seconds.toFixed(0)} s`,
+        `  a call made:              ${pct(c.called, c.items)} (${c.called}/${c.items})`,
+        `  right tool:               ${pct(c.rightTool, c.items)} (${c.rightTool}/${c.items})`,
+        `  schema-valid arguments:   ${pct(c.schemaValid, c.items)} (${c.schemaValid}/${c.items})`,
+        `  arguments exactly right:  ${pct(c.exactArguments, c.items)} (${c.exactArguments}/${c.items}, goal ≥70%)`,
+        "",
+      ].join("\n"),
+    );
   }
-  const ok =
-    f.rightTool >= 0.95 * f.toolRequests &&
-    f.exactArguments >= 0.9 * f.toolRequests &&
-    f.answerHasResult >= 0.9 * f.toolRequests &&
-    f.noToolWhenNoneNeeded >= 0.95 * f.chatRequests;
+  if (values.json) writeFileSync(values.json, `${JSON.stringify(report, null, 2)}\n`);
   process.exitCode = ok ? 0 : 1;
 }
 

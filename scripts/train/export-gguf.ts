@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { BUNDLED_MODEL_METADATA } from "../../src/models/bundled-model.js";
+import { BUNDLED_MODEL_METADATA, MODEL_HISTORY_KEY } from "../../src/models/bundled-model.js";
 import {
   buildLlamaGguf,
   CHATML_TEMPLATE,
@@ -43,6 +43,8 @@ export interface ExportOptions {
   pieces: readonly string[];
   name?: string;
   matrixType?: GgufTensorType;
+  /** Requests of a chat the model is shown (the `toolbridge.history` hint); default the bundled model's. */
+  historyRequests?: number;
 }
 
 /** The GGUF bytes of trained (or parity-test) weights. */
@@ -87,9 +89,12 @@ export function exportGguf(options: ExportOptions): Buffer {
       weights,
       chatTemplate: CHATML_TEMPLATE,
       matrixType: options.matrixType ?? "f32",
-      extraMetadata: Object.entries(BUNDLED_MODEL_METADATA).map(
-        ([key, value]) => [key, { type: "string", value }] as const,
-      ),
+      extraMetadata: Object.entries({
+        ...BUNDLED_MODEL_METADATA,
+        ...(options.historyRequests !== undefined
+          ? { [MODEL_HISTORY_KEY]: `last-requests:${options.historyRequests}` }
+          : {}),
+      }).map(([key, value]) => [key, { type: "string", value }] as const),
     }),
   );
 }
@@ -101,10 +106,17 @@ async function main(): Promise<void> {
       pieces: { type: "string", default: ".train/data/pieces.json" },
       out: { type: "string", default: "models/toolbridge-demo.gguf" },
       f16: { type: "boolean", default: false },
+      // Requests of a chat the model was trained to see (generation 1: 1).
+      history: { type: "string" },
     },
   });
   const pieces = JSON.parse(readFileSync(values.pieces, "utf8")) as string[];
-  const bytes = exportGguf({ weightsDir: values.weights, pieces, matrixType: values.f16 ? "f16" : "f32" });
+  const bytes = exportGguf({
+    weightsDir: values.weights,
+    pieces,
+    matrixType: values.f16 ? "f16" : "f32",
+    ...(values.history ? { historyRequests: Number(values.history) } : {}),
+  });
   mkdirSync(path.dirname(values.out), { recursive: true });
   const temp = `${values.out}.tmp-${process.pid}`;
   writeFileSync(temp, bytes);

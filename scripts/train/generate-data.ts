@@ -56,6 +56,8 @@ async function main(): Promise<void> {
       seed: { type: "string", default: "7" },
       "held-out": { type: "string", default: "260" },
       train: { type: "string", default: "16000" },
+      // Share of conversations written as people-like scenarios (the rest from the template generator).
+      people: { type: "string", default: "0" },
       pieces: { type: "string", default: "600" },
       // Reuse a vocabulary (pieces.json) instead of learning one: to continue training an existing model.
       "pieces-from": { type: "string" },
@@ -68,6 +70,7 @@ async function main(): Promise<void> {
     seed: Number(values.seed),
     train: Number(values.train),
     heldOut: Number(values["held-out"]),
+    people: Number(values.people),
   });
   const texts = dataset.train.map((c) => c.text);
   const pieces = values["pieces-from"]
@@ -109,13 +112,16 @@ async function main(): Promise<void> {
   writeFileSync(
     path.join(DATA_DIR, "sample.txt"),
     dataset.train
-      .slice(0, 30)
+      .slice(0, 60)
       .map((c) => c.text)
       .join("\n\n=====\n\n"),
   );
   const lengths = offsets.slice(1).map((o, i) => o - (offsets[i] as number));
+  const kinds: Record<string, number> = {};
+  for (const c of dataset.train) kinds[c.kind] = (kinds[c.kind] ?? 0) + 1;
   const stats = {
     seed: Number(values.seed),
+    kinds,
     conversations: dataset.train.length,
     heldOut: dataset.heldOut.length,
     tokens: allIds.length,

@@ -458,8 +458,8 @@ function time(rng: Rng, split: Split): ToolRequest {
 // ---------------------------------------------------------------------------------------------------- memory
 
 /** Held-out note titles and values: fixed, and excluded from the composed training pools below. */
-const HELD_OUT_THINGS = ["gym locker", "hotel room", "seat number", "alarm code"];
-const HELD_OUT_WORDS = ["purple", "east wing", "Friday", "basement"];
+export const HELD_OUT_THINGS = ["gym locker", "hotel room", "seat number", "alarm code"];
+export const HELD_OUT_WORDS = ["purple", "east wing", "Friday", "basement"];
 
 const THING_QUALIFIERS = [
   "gym",

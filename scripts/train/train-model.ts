@@ -1,27 +1,82 @@
 /**
- * `npm run train-model [-- --steps 14400]`: the whole bundled-model pipeline, reproducibly.
+ * `npm run train-model [-- --steps N] [--fresh]`: the whole bundled-model pipeline, reproducibly.
  *   1. parity: a random train.py model exported to GGUF gives node-llama-cpp PyTorch's logits (stops here if not);
  *   2. generate-data.ts: conversations through the real tools and the runtime's prompt rendering, tokenized by
- *      node-llama-cpp (fixed seed → same data);
- *   3. train.py: PyTorch on the CPU (Debian's python3-torch; TOOLBRIDGE_TRAIN_PYTHON overrides /usr/bin/python3);
- *   4. export-gguf.ts: models/toolbridge-demo.gguf.
- * Data, weights and logs stay in .train/ (git-ignored by its own .gitignore). Then `npm run eval-model`.
+ *      node-llama-cpp (fixed seed → same data; kept and reused when the same options made it);
+ *   3. train.py: PyTorch on the CPU (Debian's python3-torch; TOOLBRIDGE_TRAIN_PYTHON overrides /usr/bin/python3),
+ *      checkpointing every few minutes; run again after an interruption and it resumes from the checkpoint, taking
+ *      exactly the steps an uninterrupted run takes (`--fresh` starts over);
+ *   4. export-gguf.ts: models/toolbridge-demo.gguf for generation 1 (the shipped model), .train/gen2.gguf for
+ *      generation 2 (a candidate: `npm run eval-model -- --model .train/gen2.gguf`, and
+ *      `TOOLBRIDGE_E2E_MODEL=.train/gen2.gguf npx vitest run test/e2e/bundled-model.test.ts`), unless --out says.
+ * Data, weights, checkpoints and logs stay in .train/ (git-ignored by its own .gitignore). Then `npm run eval-model`.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { BUNDLED_MODEL_HISTORY_REQUESTS } from "../../src/models/bundled-model.js";
 import { checkParity, PYTHON, torchAvailable } from "./check-parity.js";
 
 const { values } = parseArgs({
   options: {
-    steps: { type: "string", default: "14400" },
-    // A safety net only: a run that hits it stops early and is no longer reproducible step for step.
-    minutes: { type: "string", default: "58" },
+    generation: { type: "string", default: "2" },
+    steps: { type: "string" },
+    // A safety net only: a run that hits it stops early (run again to resume).
+    minutes: { type: "string", default: "600" },
     threads: { type: "string", default: "1" },
-    seed: { type: "string", default: "7" },
-    conversations: { type: "string", default: "48000" },
+    // Generation 2 starts from generation 1's weights: this file, or (default) the one committed at GENERATION_1.
+    "init-from": { type: "string" },
+    // Generation 1 is the shipped model; generation 2 is a candidate until it beats it (README, "The bundled demo
+    // model"), so it is written beside its data, not over the shipped file.
+    out: { type: "string" },
+    fresh: { type: "boolean", default: false },
   },
 });
+
+/** The commit whose models/toolbridge-demo.gguf is the first generation (`--generation 1` retrains it). */
+const GENERATION_1 = "f38815f";
+
+/**
+ * The recipes. Generation 1: the template generator only, 3 layers, 14,400 steps from scratch. Generation 2: four
+ * parts in five people-like scenarios (everyday-scenarios.ts, client-tool-scenarios.ts), one in five template
+ * conversations; generation 1's vocabulary and weights, a fourth layer added as the identity, fine-tuned.
+ */
+const RECIPES = {
+  "1": {
+    conversations: 48000,
+    people: 0,
+    dim: 128,
+    layers: 3,
+    heads: 4,
+    ff: 320,
+    steps: 14400,
+    lr: 4e-3,
+    warmup: 100,
+    init: false,
+  },
+  "2": {
+    conversations: 60000,
+    people: 0.8,
+    dim: 128,
+    layers: 4,
+    heads: 4,
+    ff: 320,
+    steps: 9000,
+    lr: 2e-3,
+    warmup: 100,
+    init: true,
+  },
+} as const;
+const recipe = RECIPES[values.generation as keyof typeof RECIPES];
+if (!recipe) {
+  process.stderr.write(`--generation is 1 or 2, got ${values.generation}\n`);
+  process.exit(2);
+}
+const steps = values.steps ?? String(recipe.steps);
+const work = `.train/gen${values.generation}`;
+const dataDir = `${work}/data`;
+const out = values.out ?? (values.generation === "1" ? "models/toolbridge-demo.gguf" : `${work}.gguf`);
+const weightsDir = `${work}/weights`;
 
 function step(title: string, command: string, args: string[]): void {
   process.stdout.write(`\n== ${title}\n`);
@@ -50,42 +105,117 @@ if (parity.maxAbsDiff > 5e-3) {
   process.exit(1);
 }
 const tsx = ["--import", "tsx"];
-step("generate data", process.execPath, [
-  ...tsx,
-  "scripts/train/generate-data.ts",
-  "--seed",
-  values.seed,
-  "--train",
-  values.conversations,
-]);
+if (values.fresh) rmSync(work, { recursive: true, force: true });
+mkdirSync(work, { recursive: true });
+let piecesFrom: string[] = [];
+let init: string[] = [];
+if (recipe.init) {
+  // The previous generation's weights and vocabulary, as train.py and generate-data.ts read them.
+  let gguf = values["init-from"];
+  if (!gguf) {
+    gguf = `${work}/generation-1.gguf`;
+    if (!existsSync(gguf)) {
+      const r = spawnSync("git", ["show", `${GENERATION_1}:models/toolbridge-demo.gguf`], {
+        maxBuffer: 1 << 26,
+      });
+      if (r.status !== 0) {
+        process.stderr.write(
+          `cannot read generation 1 from git (${GENERATION_1}); retrain it with --generation 1 and pass --init-from <file>.\n`,
+        );
+        process.exit(1);
+      }
+      writeFileSync(gguf, r.stdout);
+    }
+  }
+  step("generation 1 weights", process.execPath, [
+    ...tsx,
+    "scripts/train/gguf-to-weights.ts",
+    "--gguf",
+    gguf,
+    "--out",
+    `${work}/init`,
+  ]);
+  piecesFrom = ["--pieces-from", `${work}/init/pieces.json`];
+  init = ["--init", `${work}/init`];
+}
+// The same options made the data on disk: keep it (a resumed run needs the very same data; generating it again takes
+// minutes and gives the same bytes).
+const dataOptions = { seed: 7, train: recipe.conversations, people: recipe.people, piecesFrom };
+const made = `${dataDir}/options.json`;
+const reuse = existsSync(made) && readFileSync(made, "utf8") === JSON.stringify(dataOptions);
+if (reuse) process.stdout.write(`\n== generate data: reusing ${dataDir} (same options)\n`);
+else {
+  step("generate data", process.execPath, [
+    ...tsx,
+    "scripts/train/generate-data.ts",
+    "--seed",
+    "7",
+    "--train",
+    String(recipe.conversations),
+    "--people",
+    String(recipe.people),
+    ...piecesFrom,
+    "--out",
+    dataDir,
+  ]);
+  writeFileSync(made, JSON.stringify(dataOptions));
+}
 const started = Date.now();
-// 0.69M parameters, one thread, small batches: what matters for a model this size is the number of optimizer steps
-// (copying unseen numbers and names emerges only after a few thousand), and one thread keeps its pace when the
-// machine's other core is busy, where two threads slow to a quarter (OpenMP barriers waiting on a preempted thread).
-// Same data, seed, step count and thread count → the same weights.
+// One thread: it keeps its pace when the machine's other core is busy, where two threads slow to a quarter (OpenMP
+// barriers waiting on a preempted thread). Same data, seed, step count and thread count → the same weights, whether
+// the run was interrupted and resumed or not.
 step("train", PYTHON, [
   "scripts/train/train.py",
+  "--data",
+  dataDir,
+  "--out",
+  weightsDir,
+  ...init,
+  "--resume",
   "--steps",
-  values.steps,
+  steps,
   "--minutes",
   values.minutes,
   "--threads",
   values.threads,
   "--dim",
-  "128",
+  String(recipe.dim),
   "--layers",
-  "3",
+  String(recipe.layers),
   "--heads",
-  "4",
+  String(recipe.heads),
   "--ff",
-  "320",
+  String(recipe.ff),
   "--batch-tokens",
   "2000",
   "--lr",
-  "4e-3",
+  String(recipe.lr),
   "--warmup",
-  "100",
+  String(recipe.warmup),
 ]);
-process.stdout.write(`trained in ${((Date.now() - started) / 60000).toFixed(1)} min\n`);
-step("export", process.execPath, [...tsx, "scripts/train/export-gguf.ts"]);
+const manifest = JSON.parse(readFileSync(`${weightsDir}/manifest.json`, "utf8")) as {
+  steps: number;
+  minutes: number;
+};
+if (manifest.steps < Number(steps)) {
+  process.stderr.write(
+    `stopped at step ${manifest.steps} of ${steps} (the --minutes safety net): run again to resume.\n`,
+  );
+  process.exit(1);
+}
+process.stdout.write(
+  `trained ${manifest.steps} steps in ${manifest.minutes.toFixed(1)} min of training (this session ${((Date.now() - started) / 60000).toFixed(1)} min)\n`,
+);
+step("export", process.execPath, [
+  ...tsx,
+  "scripts/train/export-gguf.ts",
+  "--weights",
+  weightsDir,
+  "--pieces",
+  `${dataDir}/pieces.json`,
+  "--out",
+  out,
+  "--history",
+  values.generation === "1" ? "1" : String(BUNDLED_MODEL_HISTORY_REQUESTS),
+]);
 process.stdout.write(`whole pipeline: ${((Date.now() - pipelineStarted) / 60000).toFixed(1)} min\n`);

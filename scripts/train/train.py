@@ -162,11 +162,20 @@ def export(model, out_dir, extra=None):
 
 
 def load_export(model, in_dir):
-    """Warm start from an export() folder (same shapes): continue training a model on new data."""
+    """Warm start from an export() folder: same width and vocabulary. A model with more layers than the export gets the
+    export's layers first and starts each extra one as the identity (its attention and feed-forward outputs zero, so the
+    residual stream passes through unchanged): the warm-started model computes exactly what the export computed, then
+    learns to use the new layers."""
     with open(os.path.join(in_dir, "manifest.json")) as f:
-        shapes = json.load(f)["tensors"]
+        manifest = json.load(f)
+    shapes = manifest["tensors"]
     params = {"token_embd": model.embed.weight, "output_norm": model.norm.weight}
     for i, b in enumerate(model.blocks):
+        if i >= manifest["layers"]:
+            with torch.no_grad():
+                b.wo.weight.zero_()
+                b.w_down.weight.zero_()
+            continue
         for name, p in (("attn_norm", b.attn_norm.weight), ("wq", b.wq.weight), ("wk", b.wk.weight), ("wv", b.wv.weight),
                         ("wo", b.wo.weight), ("ffn_norm", b.ffn_norm.weight), ("w_gate", b.w_gate.weight),
                         ("w_up", b.w_up.weight), ("w_down", b.w_down.weight)):
@@ -204,34 +213,50 @@ def load_data(data_dir):
     return ids, mask, offsets
 
 
-def batches(offsets, tokens_per_batch, rng):
-    """Length-bucketed batches: conversations of similar length together, so padding stays small."""
+def batches(offsets, tokens_per_batch, rng, groups):
+    """Length-bucketed batches within each group (conversations with the shared prefix, and the others): conversations
+    of similar length together, so padding stays small."""
     lengths = offsets[1:] - offsets[:-1]
-    order = np.argsort(lengths + rng.random(len(lengths)) * 8, kind="stable")
-    out, cur, longest = [], [], 0
-    for i in order:
-        longest2 = max(longest, lengths[i])
-        if cur and longest2 * (len(cur) + 1) > tokens_per_batch:
+    out = []
+    for group in groups:
+        order = group[np.argsort(lengths[group] + rng.random(len(group)) * 8, kind="stable")]
+        cur, longest = [], 0
+        for i in order:
+            longest2 = max(longest, lengths[i])
+            if cur and longest2 * (len(cur) + 1) > tokens_per_batch:
+                out.append(cur)
+                cur, longest2 = [], lengths[i]
+            cur.append(int(i))
+            longest = longest2
+        if cur:
             out.append(cur)
-            cur, longest2 = [], lengths[i]
-        cur.append(i)
-        longest = longest2
-    if cur:
-        out.append(cur)
     rng.shuffle(out)
     return out
 
 
-def shared_prefix_length(ids, offsets):
-    """How many leading tokens every conversation shares (the system prompt and the user header), none of them loss."""
-    first = ids[offsets[0]:offsets[1]]
-    n = len(first)
-    for i in range(1, len(offsets) - 1):
-        seq = ids[offsets[i]:offsets[i + 1]]
-        m = min(n, len(seq))
-        diff = np.nonzero(first[:m] != seq[:m])[0]
-        n = int(diff[0]) if len(diff) else m
-    return n
+def shared_prefix(ids, offsets, mask):
+    """The leading tokens most conversations share — the default catalogue's system prompt and the user header — and,
+    per conversation, whether it starts with them. Conversations with another catalogue (a /v1 client's own tools)
+    are batched apart and run whole. Returns (reference conversation, prefix length, has-prefix flags)."""
+    lengths = offsets[1:] - offsets[:-1]
+    sample = range(min(len(offsets) - 1, 2000))
+    heads = {}
+    for i in sample:
+        key = ids[offsets[i]:offsets[i] + 48].tobytes()
+        heads[key] = heads.get(key, 0) + 1
+    common = max(heads, key=heads.get)
+    ref = next(i for i in sample if ids[offsets[i]:offsets[i] + 48].tobytes() == common)
+    first = ids[offsets[ref]:offsets[ref + 1]]
+    # No further than the reference's first loss token; then as far as most of the sample agrees (user text differs).
+    n = int(np.nonzero(mask[offsets[ref]:offsets[ref + 1]])[0][0]) - 1
+    while n > 0:
+        agree = sum(1 for i in sample if lengths[i] > n and np.array_equal(ids[offsets[i]:offsets[i] + n], first[:n]))
+        if agree >= 0.6 * len(sample):
+            break
+        n -= 1
+    has = np.array([lengths[i] > n and np.array_equal(ids[offsets[i]:offsets[i] + n], first[:n])
+                    for i in range(len(offsets) - 1)])
+    return ref, n, has
 
 
 def make_tensors(idx, ids, mask, offsets, pad, P):
@@ -250,6 +275,31 @@ def make_tensors(idx, ids, mask, offsets, pad, P):
     return torch.from_numpy(x), torch.from_numpy(y)
 
 
+def checkpoint_config(args, vocab, P):
+    """What a checkpoint must agree on to be resumed: the model's shape, the data and the schedule."""
+    return {"vocab": vocab, "dim": args.dim, "layers": args.layers, "heads": args.heads, "ff": args.ff,
+            "context": args.context, "steps": args.steps, "lr": args.lr, "warmup": args.warmup, "seed": args.seed,
+            "batch_tokens": args.batch_tokens, "prefix": int(P), "data": data_fingerprint(args.data),
+            "init": args.init or None}
+
+
+def data_fingerprint(data_dir):
+    import hashlib
+    h = hashlib.sha256()
+    for name in ("train.ids.i32", "train.mask.u8", "train.offsets.i32"):
+        with open(os.path.join(data_dir, name), "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+    return h.hexdigest()[:16]
+
+
+def save_checkpoint(path, state):
+    """Written whole, then renamed: a run killed mid-write leaves the previous checkpoint intact."""
+    tmp = path + ".tmp"
+    torch.save(state, tmp)
+    os.replace(tmp, path)
+
+
 def train(args):
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -262,59 +312,99 @@ def train(args):
         load_export(model, args.init)
         print(f"warm start from {args.init}", flush=True)
     params = sum(p.numel() for p in model.parameters())
-    P = shared_prefix_length(ids, offsets)
-    assert mask[offsets[0]:offsets[0] + P + 1].sum() == 0, "the shared prefix must carry no loss"
-    prefix = torch.from_numpy(ids[offsets[0]:offsets[0] + P].astype(np.int64))[None]
-    print(f"shared prefix {P} tokens", flush=True)
+    ref, P, has_prefix = shared_prefix(ids, offsets, mask)
+    assert mask[offsets[ref]:offsets[ref] + P + 1].sum() == 0, "the shared prefix must carry no loss"
+    prefix = torch.from_numpy(ids[offsets[ref]:offsets[ref] + P].astype(np.int64))[None]
+    groups = [np.nonzero(has_prefix)[0], np.nonzero(~has_prefix)[0]]
+    groups = [g for g in groups if len(g)]
+    print(f"shared prefix {P} tokens ({has_prefix.mean() * 100:.0f}% of conversations)", flush=True)
     print(f"params {params:,}  conversations {len(offsets) - 1:,}  tokens {len(ids):,}", flush=True)
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.05}, {"params": no_decay, "weight_decay": 0.0}],
                             lr=args.lr, betas=(0.9, 0.98), eps=1e-8)
-    # A fixed step count makes a run reproducible (same data, seed and thread count → same weights); the wall-clock
-    # budget is only a safety net, and the schedule follows whichever of the two ends first.
+    # A fixed step count makes a run reproducible (same data, seed and thread count → same weights), resumed or not:
+    # a checkpoint holds the weights, the optimizer, the random states and the epoch's batch order, so a resumed run
+    # takes exactly the steps an uninterrupted one would. The wall-clock budget is only a safety net.
+    config = checkpoint_config(args, vocab, P)
+    ckpt_path = os.path.join(args.out, "checkpoint.pt")
+    step, seen, epoch, smooth, trained_seconds = 0, 0, 0, None, 0.0
+    epoch_batches, batch_index = None, 0
+    if args.resume and os.path.exists(ckpt_path):
+        state = torch.load(ckpt_path)
+        if state["config"] != config:
+            raise SystemExit(f"{ckpt_path} was made with other settings or data; delete it or run without --resume")
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["optimizer"])
+        torch.set_rng_state(state["torch_rng"])
+        rng.bit_generator.state = state["numpy_rng"]
+        step, seen, epoch, smooth = state["step"], state["seen"], state["epoch"], state["smooth"]
+        epoch_batches, batch_index = state["epoch_batches"], state["batch_index"]
+        trained_seconds = state["seconds"]
+        print(f"resumed from {ckpt_path} at step {step} (epoch {epoch}, {trained_seconds / 60:.1f} min trained)",
+              flush=True)
+    os.makedirs(args.out, exist_ok=True)
+
+    def checkpoint():
+        save_checkpoint(ckpt_path, {
+            "config": config, "model": model.state_dict(), "optimizer": opt.state_dict(),
+            "torch_rng": torch.get_rng_state(), "numpy_rng": rng.bit_generator.state, "step": step, "seen": seen,
+            "epoch": epoch, "smooth": smooth, "epoch_batches": epoch_batches, "batch_index": batch_index,
+            "seconds": trained_seconds + (time.time() - start)})
+
     budget = args.minutes * 60 if args.minutes else float("inf")
     total_steps = args.steps or float("inf")
     start = time.time()
-    step, seen, epoch, last_log, last_save = 0, 0, 0, start, start
-    smooth = None
+    last_log, last_save = start, start
+    session_seen = 0
     done = False
     while not done:
-        epoch += 1
-        for idx in batches(offsets, args.batch_tokens, rng):
-            elapsed = time.time() - start
-            frac = max(elapsed / budget, step / total_steps)
-            if frac >= 1:
+        if epoch_batches is None or batch_index >= len(epoch_batches):
+            epoch += 1
+            epoch_batches, batch_index = batches(offsets, args.batch_tokens, rng, groups), 0
+        while batch_index < len(epoch_batches):
+            if step >= total_steps or time.time() - start >= budget or step == args.stop_at_step:
                 done = True
                 break
+            idx = epoch_batches[batch_index]
+            frac = step / total_steps if args.steps else (time.time() - start) / budget
             warm = min(1.0, (step + 1) / args.warmup)
             lr = args.lr * warm * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * frac)))
             for g in opt.param_groups:
                 g["lr"] = lr
-            x, y = make_tensors(idx, ids, mask, offsets, 2, P)
+            shared = bool(has_prefix[idx[0]])
+            p = P if shared else 0
+            x, y = make_tensors(idx, ids, mask, offsets, 2, p)
             positions = y != -100
-            logits = model.forward_shared_prefix(prefix, x, positions)
+            if shared:
+                logits = model.forward_shared_prefix(prefix, x, positions)
+            else:
+                logits = model(x)[positions]
             loss = F.cross_entropy(logits, y[positions])
             opt.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
             step += 1
-            seen += x.numel() + P
+            batch_index += 1
+            seen += x.numel() + p
+            session_seen += x.numel() + p
             smooth = loss.item() if smooth is None else 0.98 * smooth + 0.02 * loss.item()
             now = time.time()
             if now - last_log > 30:
-                print(f"step {step} epoch {epoch} loss {smooth:.4f} lr {lr:.2e} tok/s {seen / (now - start):.0f} "
+                print(f"step {step} epoch {epoch} loss {smooth:.4f} lr {lr:.2e} tok/s {session_seen / max(1, now - start):.0f} "
                       f"elapsed {(now - start) / 60:.1f}m", flush=True)
                 last_log = now
             if now - last_save > args.save_every * 60:
-                export(model, args.out, {"steps": step, "minutes": (now - start) / 60, "loss": smooth, "params": params})
+                checkpoint()
+                export(model, args.out, {"steps": step, "minutes": (trained_seconds + now - start) / 60,
+                                         "loss": smooth, "params": params})
                 last_save = now
-    minutes = (time.time() - start) / 60
+    minutes = (trained_seconds + time.time() - start) / 60
+    checkpoint()
     export(model, args.out, {"steps": step, "minutes": minutes, "loss": smooth, "params": params, "epochs": epoch,
                              "tokens_seen": seen})
-    print(f"done: {step} steps, {epoch} epochs, {minutes:.1f} min, loss {smooth:.4f}, {seen / (minutes * 60):.0f} tok/s",
-          flush=True)
+    print(f"done: {step} steps, {epoch} epochs, {minutes:.1f} min, loss {smooth:.4f}", flush=True)
 
 
 def main():
@@ -335,6 +425,8 @@ def main():
     ap.add_argument("--batch-tokens", type=int, default=6144)
     ap.add_argument("--save-every", type=float, default=5)
     ap.add_argument("--init", metavar="DIR", help="warm start from an earlier export (same sizes and vocabulary)")
+    ap.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.pt when it matches the settings")
+    ap.add_argument("--stop-at-step", type=int, default=-1, help="checkpoint and stop there, as an interruption would")
     ap.add_argument("--parity", metavar="DIR")
     ap.add_argument("--vocab", type=int)
     ap.add_argument("--sequences")

@@ -65,6 +65,7 @@ export function toModelSpec(settings: ModelSettings, options: CreateCliModelOpti
         spec.mode = text ? "text" : "native";
       if (settings.protocol !== undefined) spec.protocol = settings.protocol;
       if (settings.threads !== undefined) spec.threads = settings.threads;
+      if (settings.copyArguments !== undefined) spec.copyArguments = settings.copyArguments;
       if (settings.grammar !== undefined) spec.grammar = settings.grammar;
       if (settings.seed !== undefined) spec.seed = settings.seed;
       if (settings.maxTokens !== undefined) spec.maxTokens = settings.maxTokens;

@@ -30,6 +30,7 @@ export type { CliModelProvider, ModelSettings } from "./model-settings.js";
  * | maxTokens    | --max-tokens <n>      | TOOLBRIDGE_MAX_TOKENS     | maxTokens                         |
  * | seed         | --seed <n>            | TOOLBRIDGE_SEED           | seed                              |
  * | threads      | --threads <n>         | TOOLBRIDGE_THREADS        | threads                           |
+ * | copyArguments| --[no-]copy-arguments | TOOLBRIDGE_COPY_ARGUMENTS | copyArguments                     |
  * | grammar      | --[no-]grammar        | TOOLBRIDGE_GRAMMAR        | grammar (provider "llama")        |
  * | apiKeyEnv    | --api-key-env <VAR>   | TOOLBRIDGE_API_KEY_ENV    | apiKeyEnv                         |
  *
@@ -48,6 +49,7 @@ export const MODEL_KEYS = [
   "maxTokens",
   "seed",
   "threads",
+  "copyArguments",
   "grammar",
   "apiKeyEnv",
 ] as const;
@@ -83,6 +85,7 @@ export interface ModelFlags {
   seed?: string;
   maxTokens?: string;
   threads?: string;
+  copyArguments?: boolean;
   grammar?: boolean;
   apiKeyEnv?: string;
 }
@@ -118,6 +121,11 @@ export function addModelOptions(command: Command): Command {
     .option("--max-tokens <n>", "most tokens per model turn")
     .option("--threads <n>", "CPU threads for a GGUF model (default: chosen from the cores available)")
     .option(
+      "--copy-arguments",
+      "GGUF text mode: write string arguments out of the conversation's words (default: on for models under 50M parameters)",
+    )
+    .option("--no-copy-arguments", "GGUF text mode: let the model write string arguments freely")
+    .option(
       "--grammar",
       "a GGUF model in text-protocol mode: constrain call bodies to the tools' schemas (default)",
     )
@@ -145,6 +153,7 @@ const MODEL_SPECIFIC = [
   "protocol",
   "nativeTools",
   "threads",
+  "copyArguments",
   "grammar",
   "apiKeyEnv",
 ] as const;
@@ -294,6 +303,7 @@ export function buildModelLayer(input: ModelInput, place: Place): Layer {
   set(layer, "maxTokens", integer(value("maxTokens"), where("maxTokens"), 1));
   set(layer, "seed", integer(value("seed"), where("seed"), 0));
   set(layer, "threads", integer(value("threads"), where("threads"), 1));
+  set(layer, "copyArguments", boolean(value("copyArguments"), where("copyArguments")));
   set(layer, "grammar", boolean(value("grammar"), where("grammar")));
   set(layer, "apiKeyEnv", variableName(value("apiKeyEnv"), where("apiKeyEnv")));
   return layer;

@@ -26,6 +26,8 @@ export interface ModelSettings {
   maxTokens?: number;
   seed?: number;
   threads?: number;
+  /** llama, text mode: copy-constrained string arguments (LlamaModelOptions.copyArguments); default by model size. */
+  copyArguments?: boolean;
   /** llama, text-protocol mode: constrain call bodies with the tools' schemas (default true). */
   grammar?: boolean;
   /** Environment variable holding the API key, instead of OPENAI_API_KEY / ANTHROPIC_API_KEY. */

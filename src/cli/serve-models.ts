@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { ToolbridgeConfig } from "../config/config-schema.js";
 import type { ModelConfig } from "../config/model-config-schema.js";
-import { bundledModelPath, hasBundledModel } from "../models/bundled-model.js";
+import { BUNDLED_MODEL_TOOLS, bundledModelPath, hasBundledModel } from "../models/bundled-model.js";
 import {
   DEFAULT_LOCAL_MAX_CONCURRENT,
   DEFAULT_REMOTE_MAX_CONCURRENT,
@@ -10,6 +10,7 @@ import {
 } from "../server/model-catalog.js";
 import { CliError } from "./cli-error.js";
 import { createCliModel } from "./create-cli-model.js";
+import { isBundledModel } from "./default-model.js";
 import {
   checkModelSettings,
   layerFromConfig,
@@ -22,12 +23,22 @@ import {
 /** What `/v1/models` calls the bundled demo model when nothing else is configured. */
 export const BUNDLED_MODEL_NAME = "toolbridge-demo";
 
+/**
+ * The demo model's runs are offered only the tools it was trained on, unless the config names tools to allow — the
+ * rule `run` and `chat` follow (offered a filesystem tool it never saw, it writes nonsense calls).
+ */
+function demoTools(settings: ModelSettings, config: ToolbridgeConfig): readonly string[] | undefined {
+  return config.tools?.allow === undefined && isBundledModel(settings) ? BUNDLED_MODEL_TOOLS : undefined;
+}
+
 function entry(
   settings: ModelSettings,
   limits: Pick<ModelConfig, "maxConcurrent" | "maxQueued">,
+  runTools?: readonly string[],
 ): ModelCatalogEntry {
   const local = settings.provider === "llama";
   return {
+    ...(runTools ? { runTools } : {}),
     // Built at the first request for it: a GGUF loads then (once, shared by every request), a server is contacted then.
     create: async (onLoadProgress) => (await createCliModel(settings, { onLoadProgress })).model,
     maxConcurrent:
@@ -71,7 +82,7 @@ export function serveModelCatalog(input: {
         `\`models.${name}\` in ${input.configFile ?? "the config"}: ${(error as Error).message}`,
       );
     }
-    entries[name] = entry(settings, model);
+    entries[name] = entry(settings, model, demoTools(settings, input.config));
   }
   let defaultName: string | undefined;
   const main = resolveModelSettings({
@@ -83,10 +94,11 @@ export function serveModelCatalog(input: {
   if (main) {
     defaultName = nameOf(main);
     if (defaultName in entries) defaultName = "default";
-    entries[defaultName] = entry(main, input.config.model ?? {});
+    entries[defaultName] = entry(main, input.config.model ?? {}, demoTools(main, input.config));
   } else if (Object.keys(entries).length === 0 && hasBundledModel()) {
     defaultName = BUNDLED_MODEL_NAME;
-    entries[defaultName] = entry({ provider: "llama", path: bundledModelPath(), nativeTools: false }, {});
+    const bundled: ModelSettings = { provider: "llama", path: bundledModelPath(), nativeTools: false };
+    entries[defaultName] = entry(bundled, {}, demoTools(bundled, input.config));
   }
   if (Object.keys(entries).length === 0) return undefined;
   return new ModelCatalog(entries, defaultName);

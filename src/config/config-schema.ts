@@ -50,7 +50,7 @@ export const webSearchConfigSchema = z.discriminatedUnion("provider", [
   }),
 ]);
 
-/** How `toolbridge mcp` and `serve` treat tools that need a person's approval (see README "MCP approvals"). */
+/** How `toolbridge mcp` and `serve` treat tools that need a person's approval (see docs/security.md, "MCP approvals"). */
 export const mcpServeConfigSchema = z.strictObject({
   /**
    * The connecting MCP clients ask their user before every tool call themselves (as desktop clients do), so tools

@@ -58,6 +58,11 @@ export const llamaModelConfigSchema = z.strictObject({
   /** CPU threads; default chosen from the cores available. */
   threads: z.number().int().positive().optional(),
   /**
+   * Text mode: hold plain string arguments to the words of the conversation (tool results and the tools' schemas
+   * included). Default: on for models under 50M parameters.
+   */
+  copyArguments: z.boolean().optional(),
+  /**
    * Text-protocol mode: constrain each call's body with a grammar made from the tools' schemas (default true). `false`
    * lets the model write calls freely (what `toolbridge eval --protocol all` may recommend for some models).
    */

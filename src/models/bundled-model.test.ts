@@ -8,6 +8,7 @@ import {
   BUNDLED_MODEL_METADATA,
   bundledModelPath,
   lastRequestOnly,
+  lastRequests,
   modeFromHints,
   readGgufModelHints,
   readModelHints,
@@ -24,8 +25,11 @@ describe("bundled model", () => {
       protocol: "hermes",
       catalogue: "compact",
       temperature: 0,
-      history: "last-request",
+      history: 2,
     });
+    expect(readModelHints({ "toolbridge.history": "last-request" })).toEqual({ history: 1 });
+    expect(readModelHints({ "toolbridge.history": "last-requests:0" })).toEqual({});
+    expect(readModelHints({ "toolbridge.history": "everything" })).toEqual({});
     expect(
       readModelHints({ toolbridge: { protocol: "hermes", catalogue: "compact", temperature: "0" } }),
     ).toEqual({
@@ -66,13 +70,21 @@ describe("bundled model", () => {
     ];
     expect(lastRequestOnly(messages)).toEqual([messages[0], ...messages.slice(5)]);
     expect(lastRequestOnly(messages.slice(1, 2))).toEqual(messages.slice(1, 2));
+    // Two requests: the previous exchange stays, for a follow-up that needs it; a third request drops the first.
+    expect(lastRequests(messages, 2)).toEqual(messages);
+    const third = [
+      ...messages,
+      { role: "assistant" as const, content: "7" },
+      { role: "user" as const, content: "again" },
+    ];
+    expect(lastRequests(third, 2)).toEqual([messages[0], ...third.slice(5)]);
   });
 });
 
 describe("GGUF hints read from the file header", () => {
   it("choose text mode for a file that names its protocol, whatever path it is given by", async () => {
     const hints = await readGgufModelHints(path.relative(process.cwd(), bundledModelPath()));
-    expect(hints).toMatchObject({ protocol: "hermes", history: "last-request" });
+    expect(hints).toMatchObject({ protocol: "hermes", history: expect.any(Number) });
     expect(modeFromHints(undefined, hints)).toBe("text");
     // The caller's explicit choice still wins.
     expect(modeFromHints("native", hints)).toBe("native");

@@ -14,17 +14,21 @@ export const MODEL_CATALOGUE_KEY = "toolbridge.catalogue";
 /** Default sampling temperature: the demo model is tiny and only reliable greedy. */
 export const MODEL_TEMPERATURE_KEY = "toolbridge.temperature";
 /**
- * `last-request`: the model was trained on one request per conversation and is shown only the latest one (the
- * transcript keeps everything). Given earlier exchanges, the demo model repeats the previous answer instead of
- * calling a tool for the new question.
+ * `last-requests:N` (`last-request` for N = 1): the model was trained on conversations of at most N requests and is
+ * shown only the latest N, each with its calls, results and answer (the transcript keeps everything). A small model
+ * shown more than it was trained on loses track of which question is the new one; N = 2 keeps the previous exchange
+ * a follow-up needs ("and what about 20%?").
  */
 export const MODEL_HISTORY_KEY = "toolbridge.history";
+
+/** Requests of a chat the bundled model is shown (see MODEL_HISTORY_KEY). */
+export const BUNDLED_MODEL_HISTORY_REQUESTS = 2;
 
 export const BUNDLED_MODEL_METADATA = {
   [MODEL_PROTOCOL_KEY]: "hermes",
   [MODEL_CATALOGUE_KEY]: "compact",
   [MODEL_TEMPERATURE_KEY]: "0",
-  [MODEL_HISTORY_KEY]: "last-request",
+  [MODEL_HISTORY_KEY]: `last-requests:${BUNDLED_MODEL_HISTORY_REQUESTS}`,
 } as const;
 
 /**
@@ -46,7 +50,8 @@ export interface ModelHints {
   protocol?: string;
   catalogue?: "compact";
   temperature?: number;
-  history?: "last-request";
+  /** The model is shown only the latest this many requests of a conversation. */
+  history?: number;
 }
 
 /**
@@ -65,18 +70,32 @@ export function readModelHints(metadata: unknown): ModelHints {
   const temperature = Number(get(MODEL_TEMPERATURE_KEY));
   if (get(MODEL_TEMPERATURE_KEY) !== undefined && Number.isFinite(temperature) && temperature >= 0)
     hints.temperature = temperature;
-  if (get(MODEL_HISTORY_KEY) === "last-request") hints.history = "last-request";
+  const history = get(MODEL_HISTORY_KEY);
+  if (history === "last-request") hints.history = 1;
+  const requests = typeof history === "string" ? /^last-requests:([1-9]\d{0,2})$/.exec(history) : null;
+  if (requests) hints.history = Number(requests[1]);
   return hints;
 }
 
 /**
- * The messages a `last-request` model is shown: system messages, then everything from the latest user message on
- * (the request, and the calls and results of the run answering it).
+ * The messages a `last-requests:N` model is shown: system messages, then everything from the N-th last user message
+ * on (those requests, with the calls, results and answers that followed each).
  */
-export function lastRequestOnly(messages: readonly AgentMessage[]): AgentMessage[] {
-  const start = messages.findLastIndex((m) => m.role === "user");
-  if (start <= 0) return [...messages];
+export function lastRequests(messages: readonly AgentMessage[], requests: number): AgentMessage[] {
+  let start = messages.length;
+  for (let seen = 0; seen < requests; ) {
+    const at = messages.slice(0, start).findLastIndex((m) => m.role === "user");
+    if (at < 0) break;
+    start = at;
+    seen++;
+  }
+  if (start <= 0 || start === messages.length) return [...messages];
   return [...messages.slice(0, start).filter((m) => m.role === "system"), ...messages.slice(start)];
+}
+
+/** The latest request only (`last-request`). */
+export function lastRequestOnly(messages: readonly AgentMessage[]): AgentMessage[] {
+  return lastRequests(messages, 1);
 }
 
 /**

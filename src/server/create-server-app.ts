@@ -7,6 +7,7 @@ import type { ApprovalPolicyConfig } from "../tools/approval-policy.js";
 import { CallGate } from "../tools/call-gate.js";
 import type { ToolExecutor } from "../tools/tool-executor.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
+import { listApiRoutes } from "./api-index.js";
 import { bearerTokenAuth } from "./bearer-token-auth.js";
 import { bodySizeLimit } from "./body-size-limit.js";
 import { errorResponse, onHttpError } from "./error-response.js";
@@ -262,6 +263,9 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
       pendingApprovals,
     });
   }
+
+  // The address the start banner prints as the REST API: what it offers, read from the routes registered above.
+  app.get("/api", (c) => c.json({ routes: listApiRoutes(app) }));
 
   // Last: the web UI answers what no route above took (an unknown API path still gets the JSON 404).
   if (webUi)

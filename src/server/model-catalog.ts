@@ -36,6 +36,11 @@ export interface ModelCatalogEntry {
   maxQueued?: number;
   /** `owned_by` in `GET /v1/models`, e.g. `llama` or `openai`. */
   ownedBy?: string;
+  /**
+   * The only tools a run of this model is offered (the agent's `allow`), e.g. the bundled demo model's training
+   * catalogue; undefined offers every tool. Requests to /v1 bring their own tools and are not affected.
+   */
+  runTools?: readonly string[];
 }
 
 interface Slot {
@@ -73,6 +78,11 @@ export class ModelCatalog {
     if (defaultName !== undefined && !this.#slots.has(defaultName))
       throw new RangeError(`The default model "${defaultName}" is not in the catalog.`);
     this.defaultName = defaultName ?? first;
+  }
+
+  /** The tools a run of `name` may be offered (see ModelCatalogEntry.runTools); undefined: every tool. */
+  runToolsOf(name: string): readonly string[] | undefined {
+    return this.#slots.get(name)?.entry.runTools;
   }
 
   names(): string[] {

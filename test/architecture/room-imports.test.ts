@@ -1,5 +1,5 @@
 /**
- * The rooms of src/ and the one direction imports may run (../../ARCHITECTURE in the README's Development section):
+ * The rooms of src/ and the one direction imports may run (docs/development.md):
  * every room may import `core`; no room imports one above it; no two files import each other, even through others.
  * Type-only imports count: a contract that lives in the wrong room is the problem this guards against.
  *

@@ -1,5 +1,5 @@
 /**
- * The README's "AI SDK" examples run as written: its three ```ts blocks, in order, as one ES module in a project that
+ * The AI SDK examples (docs/ai-sdk.md) run as written: its three ```ts blocks, in order, as one ES module in a project that
  * installed toolbridge and the `ai` under test (6 here, 7 under test/ai-sdk-v7's config; `createUserProject`). Two
  * things the machine has no network for are put in place: the local completions server the first example talks to is
  * a tiny GGUF served on loopback (its plan writes the calls the prompts ask for, the arguments generated under a
@@ -25,8 +25,7 @@ import type {
 import { startLlamaOpenAIServer } from "../models/helpers/llama-openai-server.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const readme = readFileSync(path.join(root, "README.md"), "utf8");
-const section = /\n## AI SDK\n([\s\S]*?)\n## /.exec(readme)?.[1] ?? "";
+const section = readFileSync(path.join(root, "docs", "ai-sdk.md"), "utf8");
 const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] as string);
 
 const EVERYTHING = path.join(
@@ -72,7 +71,7 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-describe(`README "AI SDK" examples on ai ${AI_SDK_MAJOR}`, () => {
+describe(`docs/ai-sdk.md examples on ai ${AI_SDK_MAJOR}`, () => {
   it("has the three examples that build on each other", () => {
     expect(blocks).toHaveLength(3);
     expect(blocks[0]).toContain("toolbridgeToolMiddleware");

@@ -1,7 +1,9 @@
 /**
- * The README's library examples run as written: its ```ts blocks of the Library, protocols and agent sections, in
- * order, as one ES module that imports "toolbridge" (the built package, by its own name) — what a user who copies them
- * gets. What each prints is checked against what the README says it prints.
+ * The library examples run as written: the ```ts blocks of the README's Library section, then of docs/protocols.md
+ * and docs/agent.md (they build on each other: the registry of the first serves the other two), in order, as one ES
+ * module that imports "toolbridge" (the built package, by its own name) — what a user who copies them gets. What each
+ * prints is checked against what the docs say it prints. The AI SDK's examples (docs/ai-sdk.md) need the AI SDK and
+ * run in test/docs/readme-ai-sdk.test.ts; the shell examples against `serve` in test/docs/docs-shell-examples.test.ts.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -11,11 +13,11 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const readme = readFileSync(path.join(root, "README.md"), "utf8");
-// The "AI SDK" section's examples need the AI SDK and run in test/docs/readme-ai-sdk.test.ts.
-const blocks = [
-  ...readme.replace(/\n## AI SDK\n[\s\S]*?(?=\n## )/, "").matchAll(/```ts\n([\s\S]*?)```/g),
-].map((m) => m[1] as string);
+const tsBlocks = (file: string) =>
+  [...readFileSync(path.join(root, file), "utf8").matchAll(/```ts\n([\s\S]*?)```/g)].map(
+    (m) => m[1] as string,
+  );
+const blocks = [...tsBlocks("README.md"), ...tsBlocks("docs/protocols.md"), ...tsBlocks("docs/agent.md")];
 // Inside the package, so that `from "toolbridge"` resolves to this package's own exports (the built dist/).
 const scratch = path.join(root, "test", ".readme-run");
 const cwd = mkdtempSync(path.join(tmpdir(), "tb-readme-"));
@@ -24,7 +26,7 @@ afterAll(() => {
   rmSync(cwd, { recursive: true, force: true });
 });
 
-describe("README library examples", () => {
+describe("the library examples of the README and docs/", () => {
   it("has the three examples that build on each other", () => {
     expect(blocks).toHaveLength(3);
     expect(blocks[0]).toContain("defineTool");

@@ -13,7 +13,6 @@
  * nothing that changes anything, nor anything whose policy asks. Before the AI SDK's tools asked CallGate, a dry run
  * there still asked for approval of a read-only tool whose policy asks.
  */
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -40,7 +39,7 @@ import { SqliteToolSettingsStore } from "../../src/store/sqlite-tool-settings-st
 import type { AnyToolDefinition } from "../../src/tools/tool-definition.js";
 import { ToolExecutor } from "../../src/tools/tool-executor.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
-import { CLI_MAIN, cli, REPO } from "../agent/cli-helpers.js";
+import { CLI_MAIN, cliAsync, REPO } from "../agent/cli-helpers.js";
 import { scriptedModel } from "../ai-sdk/helpers/scripted-model.js";
 import { tools as gateTools } from "../fixtures/gate/gate-tools.mjs";
 import { waitFor } from "../helpers/wait-for.js";
@@ -220,7 +219,7 @@ async function toolsApiCall(
 
 /** `toolbridge tools call <tool>` in a fresh process: the person's own command names the call. */
 async function cliToolsCall(tool: DryRunTool, mark: string, flags: string[]): Promise<Outcome> {
-  const result = cli([
+  const result = await cliAsync([
     "tools",
     "call",
     tool,
@@ -248,13 +247,13 @@ async function cliRun(tool: DryRunTool, mark: string, confirmed: boolean, flags:
       .join("\n"),
   );
   const common = ["--tools-module", FIXTURE_TOOLS, "--db", cliDb];
-  const started = cli(["run", "go", "--json", "--model", `replay:${turns}`, ...common, ...flags]);
+  const started = await cliAsync(["run", "go", "--json", "--model", `replay:${turns}`, ...common, ...flags]);
   expect(started.status, started.stderr).toBe(0);
   let view = JSON.parse(started.stdout) as RunView;
   if (view.status === "paused" && confirmed) {
     const callId = view.pending[0]?.callId as string;
-    expect(cli(["runs", "approve", view.runId, callId, "--db", cliDb]).status).toBe(0);
-    const resumed = cli(["runs", "resume", view.runId, "--json", "--db", cliDb]);
+    expect((await cliAsync(["runs", "approve", view.runId, callId, "--db", cliDb])).status).toBe(0);
+    const resumed = await cliAsync(["runs", "resume", view.runId, "--json", "--db", cliDb]);
     expect(resumed.status, resumed.stderr).toBe(0);
     view = JSON.parse(resumed.stdout) as RunView;
   }
@@ -481,16 +480,9 @@ const SURFACES: Surface[] = [
       );
       // The answer line is a harmless next message when no question comes (the model has a turn for it).
       const input = ["go", confirmed ? "y" : "n", "/exit", ""].join("\n");
-      const result = spawnSync(
-        process.execPath,
-        [CLI_MAIN, "chat", "--model", `replay:${turns}`, "--tools-module", FIXTURE_TOOLS, "--db", cliDb],
-        {
-          cwd: REPO,
-          env: { ...process.env, NO_COLOR: "1", TB_GATE_LOG: log },
-          input,
-          encoding: "utf8",
-          timeout: 60_000,
-        },
+      const result = await cliAsync(
+        ["chat", "--model", `replay:${turns}`, "--tools-module", FIXTURE_TOOLS, "--db", cliDb],
+        { env: { TB_GATE_LOG: log }, input },
       );
       expect(result.status, result.stderr).toBe(0);
       if (ran(mark)) return "ran";

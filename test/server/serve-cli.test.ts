@@ -71,6 +71,48 @@ describe("toolbridge serve", () => {
     }
   });
 
+  it("answers the REST API URL of its banner with the routes it serves, each of which answers", async () => {
+    const serve = await startServe();
+    try {
+      const rest = /REST API.*?(http:\/\/\S+\/api)\n/.exec(serve.banner)?.[1];
+      expect(rest).toBe(`${serve.url}/api`);
+      const index = await send(rest!);
+      expect(index.status).toBe(200);
+      const routes = index.json.routes as { path: string; methods: string[] }[];
+      const listed = routes.map((route) => `${route.methods.join(",")} ${route.path}`);
+      // Every surface of the banner, in the docs' own notation ({id}), with its methods.
+      expect(listed).toEqual(
+        expect.arrayContaining([
+          "GET,POST /api/runs",
+          "GET /api/runs/{id}/events",
+          "POST /api/runs/{id}/decisions",
+          "GET,PATCH /api/tools/{name}",
+          "POST /api/tools/{name}/call",
+          "DELETE,GET,POST /api/session",
+          "POST /v1/chat/completions",
+          "POST /v1/responses",
+          "POST /v1/messages",
+          "GET /ws",
+          "ALL /mcp",
+          "GET /healthz",
+        ]),
+      );
+      // No middleware, no web UI page, nothing listed twice.
+      expect(routes.every((route) => !route.path.includes("*"))).toBe(true);
+      expect(new Set(routes.map((route) => route.path)).size).toBe(routes.length);
+      // What is listed is served: every GET without a parameter answers, none with "no such route".
+      for (const { path: route } of routes.filter(
+        (r) => r.methods.includes("GET") && !r.path.includes("{") && r.path !== "/ws",
+      )) {
+        const answer = await send(`${serve.url}${route}`);
+        expect(answer.json?.error?.code, route).not.toBe("route_not_found");
+        expect(answer.status, route).toBeLessThan(500);
+      }
+    } finally {
+      await serve.stop();
+    }
+  });
+
   it("takes --model like run: the scripted model answers at /v1 as the default", async () => {
     const turns = path.join(dir, "serve-turns.jsonl");
     writeFileSync(turns, `${JSON.stringify({ text: "Scripted hello." })}\n`);

@@ -86,3 +86,80 @@ describe("training data generator", () => {
     }
   }, 120_000);
 });
+
+describe("people-like training conversations (scenarios)", () => {
+  it("are reproducible from the seed, cover every scenario, and call the real tools in the call grammar's order", async () => {
+    const a = await buildDataset({ seed: 21, train: 450, heldOut: 0, people: 1 });
+    const b = await buildDataset({ seed: 21, train: 450, heldOut: 0, people: 1 });
+    expect(a.train.map((x) => x.text)).toEqual(b.train.map((x) => x.text));
+    expect(new Set(a.train.map((x) => x.kind))).toEqual(
+      new Set([
+        "calculator",
+        "roll_dice",
+        "get_time",
+        "convert_time",
+        "time_difference",
+        "note_save",
+        "memory_search",
+        "follow-up",
+        "two-step",
+        "tool-error",
+        "out-of-scope",
+        "chat",
+        "client-tools",
+        "after-another",
+      ]),
+    );
+    for (const c of a.train) {
+      const calls = c.messages.filter((m) => m.role === "assistant" && m.toolCalls?.length);
+      if (c.kind === "out-of-scope" || c.kind === "chat") expect(calls).toEqual([]);
+      if (c.kind === "follow-up") expect(c.messages.filter((m) => m.role === "user").length).toBe(2);
+    }
+  }, 240_000);
+
+  it("answer a failed call by saying it failed, with no number the request or the tools did not give", async () => {
+    const d = await buildDataset({ seed: 22, train: 900, heldOut: 0, people: 1 });
+    let failures = 0;
+    for (const c of d.train) {
+      const sources = c.messages
+        .filter((m) => m.role === "user" || m.role === "tool")
+        .map((m) => (m.role === "user" ? m.content : JSON.stringify(m.result)))
+        .join("\n");
+      c.messages.forEach((m, i) => {
+        if (m.role !== "tool") return;
+        const text = (m.result.content[0] as { text: string }).text;
+        if (!m.result.isError && !/^No stored notes/.test(text)) return;
+        const answer = c.messages.slice(i + 1).find((n) => n.role === "assistant" && !n.toolCalls?.length);
+        if (answer?.role !== "assistant") return;
+        failures++;
+        expect(answer.content).toMatch(/\b(sorry|can't|couldn't|didn't|no|not|nothing|failed)\b/i);
+        for (const n of answer.content.match(/\d+(?:[.,:]\d+)*/g) ?? []) expect(sources).toContain(n);
+      });
+    }
+    expect(failures).toBeGreaterThan(50);
+  }, 240_000);
+
+  it("never train on a request of the hand-written evaluation sets", async () => {
+    const { loadEverydaySet } = await import("../../scripts/train/everyday-set.js");
+    const asked = new Set(
+      loadEverydaySet().map((i) =>
+        i.request
+          .toLowerCase()
+          .replace(/[^a-z0-9]+/g, " ")
+          .trim(),
+      ),
+    );
+    const d = await buildDataset({ seed: 23, train: 900, heldOut: 0, people: 1 });
+    for (const c of d.train)
+      for (const m of c.messages)
+        if (m.role === "user")
+          expect(
+            asked.has(
+              m.content
+                .toLowerCase()
+                .replace(/[^a-z0-9]+/g, " ")
+                .trim(),
+            ),
+          ).toBe(false);
+  }, 240_000);
+});

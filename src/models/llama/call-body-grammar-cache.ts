@@ -1,7 +1,14 @@
 import type { Tool } from "@modelcontextprotocol/server";
 import type { Llama, LlamaGrammar } from "node-llama-cpp";
 import type { ToolCallProtocol } from "../../protocols/protocol.js";
-import { type CallFrame, callFrames, createCallBodyGrammar } from "./call-body-grammar.js";
+import {
+  type CallFrame,
+  callBodyGbnf,
+  callFrames,
+  createCallBodyGrammar,
+  withCopiedStrings,
+} from "./call-body-grammar.js";
+import type { CopySources } from "./copy-grammar.js";
 
 /** A protocol's call frames for one tool list: where a call starts (`marker`) and what wraps each tool's body. */
 export type ToolFrames = { marker: string; frames: CallFrame[] } | undefined;
@@ -23,10 +30,34 @@ export class CallFrameCache {
 }
 
 const GRAMMARS = new WeakMap<Llama, Map<string, Promise<LlamaGrammar>>>();
+const COPY_GBNF = new WeakMap<Llama, Map<string, Promise<string>>>();
+
+function cached<T>(
+  caches: WeakMap<Llama, Map<string, Promise<T>>>,
+  llama: Llama,
+  key: string,
+  size: number,
+  make: () => Promise<T>,
+): Promise<T> {
+  let cache = caches.get(llama);
+  if (!cache) caches.set(llama, (cache = new Map()));
+  let value = cache.get(key);
+  if (!value) {
+    value = make();
+    const entries = cache;
+    value.catch(() => entries.delete(key));
+    if (cache.size > size) cache.clear();
+    cache.set(key, value);
+  }
+  return value;
+}
 
 /**
  * The grammar of a call's body for these tools (only the named one's, with `named`), compiled once and shared by
  * every model instance on this Llama: it depends only on the protocol, the frames, the schemas and the string bound.
+ * With `copy` (the words of this request's conversation) plain strings are copy-constrained: the schema part is made
+ * once and the grammar compiled per request, for the sources change with every request (and the same sources, asked
+ * again within a turn, reuse it).
  */
 export function cachedCallBodyGrammar(input: {
   llama: Llama;
@@ -35,26 +66,27 @@ export function cachedCallBodyGrammar(input: {
   tools: readonly Tool[];
   maxStringLength: number | undefined;
   named: string | undefined;
+  copy?: CopySources | undefined;
 }): Promise<LlamaGrammar> {
-  const { llama, maxStringLength, named } = input;
+  const { llama, maxStringLength, named, copy } = input;
   const key = JSON.stringify([
     input.protocol.id,
     named ?? null,
     maxStringLength ?? null,
     input.tools.map((t) => [t.name, t.inputSchema]),
   ]);
-  let cache = GRAMMARS.get(llama);
-  if (!cache) GRAMMARS.set(llama, (cache = new Map()));
-  let grammar = cache.get(key);
-  if (!grammar) {
-    grammar = createCallBodyGrammar(llama, input.frames, input.tools, {
-      ...(maxStringLength !== undefined ? { maxStringLength } : {}),
-      ...(named !== undefined ? { named } : {}),
-    });
-    const entries = cache;
-    grammar.catch(() => entries.delete(key));
-    if (cache.size > 64) cache.clear();
-    cache.set(key, grammar);
-  }
-  return grammar;
+  const options = {
+    ...(maxStringLength !== undefined ? { maxStringLength } : {}),
+    ...(named !== undefined ? { named } : {}),
+  };
+  if (!copy)
+    return cached(GRAMMARS, llama, key, 64, () =>
+      createCallBodyGrammar(llama, input.frames, input.tools, options),
+    );
+  const gbnf = cached(COPY_GBNF, llama, key, 64, () =>
+    callBodyGbnf(llama, input.frames, input.tools, { ...options, copyStrings: true }),
+  );
+  return cached(GRAMMARS, llama, JSON.stringify([key, copy]), 64, async () =>
+    llama.createGrammar({ grammar: withCopiedStrings(await gbnf, copy, maxStringLength) }),
+  );
 }

@@ -2,7 +2,18 @@ import type { Tool } from "@modelcontextprotocol/server";
 import type { Llama, LlamaGrammar } from "node-llama-cpp";
 import type { ToolCallProtocol } from "../../protocols/protocol.js";
 import { TIME_ZONE_FORMAT, timeZoneNames } from "../../tools/builtin/resolve-time-zone.js";
-import { type GbnfSchemaOptions, toGbnfJsonSchema } from "./to-gbnf-json-schema.js";
+import {
+  COPY_VALUE_NONEMPTY_RULE,
+  COPY_VALUE_RULE,
+  type CopySources,
+  copyValueRules,
+} from "./copy-grammar.js";
+import {
+  COPY_PLACEHOLDER,
+  COPY_PLACEHOLDER_NONEMPTY,
+  type GbnfSchemaOptions,
+  toGbnfJsonSchema,
+} from "./to-gbnf-json-schema.js";
 
 /** Formats whose values the call body's grammar lists (see GbnfSchemaOptions.enumerations). */
 const GRAMMAR_ENUMERATIONS = { [TIME_ZONE_FORMAT]: timeZoneNames };
@@ -101,17 +112,25 @@ export function prefixGbnfRules(gbnf: string, prefix: string): string {
   return out;
 }
 
+/** Options of a call body's grammar: the schema conversion's, the one tool of a named call, copied strings. */
+export type CallBodyGrammarOptions = Omit<GbnfSchemaOptions, "copyStrings" | "enumerations"> & {
+  named?: string;
+  /** Hold plain string arguments to the words of these sources (copy-grammar.ts). */
+  copy?: CopySources;
+};
+
 /**
- * The grammar of a call body from just after the call-start marker to the end of the call: one alternative per tool,
+ * The GBNF of a call body from just after the call-start marker to the end of the call: one alternative per tool,
  * each its fixed frame around the tool's arguments schema. `named` narrows to one tool and starts after its `before`
- * text (the prompt already holds it).
+ * text (the prompt already holds it). With `copyStrings`, plain strings are left as placeholder literals for
+ * `withCopiedStrings` to fill in.
  */
-export async function createCallBodyGrammar(
+export async function callBodyGbnf(
   llama: Llama,
   frames: readonly CallFrame[],
   tools: readonly Tool[],
   options: GbnfSchemaOptions & { named?: string } = {},
-): Promise<LlamaGrammar> {
+): Promise<string> {
   const picked = options.named === undefined ? frames : frames.filter((f) => f.name === options.named);
   const rules: string[] = [];
   const alternatives: string[] = [];
@@ -127,6 +146,31 @@ export async function createCallBodyGrammar(
     const before = options.named === undefined ? literal(frame.before) : "";
     alternatives.push([before, `${prefix}root`, literal(frame.after)].filter(Boolean).join(" "));
   }
-  const gbnf = [`root ::= ${alternatives.map((a) => `( ${a} )`).join(" | ")}`, ...rules].join("\n");
-  return llama.createGrammar({ grammar: gbnf });
+  return [`root ::= ${alternatives.map((a) => `( ${a} )`).join(" | ")}`, ...rules].join("\n");
+}
+
+/**
+ * A call-body GBNF made with `copyStrings`, its placeholder strings replaced by the copy-constrained string of these
+ * sources (bounded to `maxItems` runs when set, as maxLength bounds a plain string for tiny models).
+ */
+export function withCopiedStrings(gbnf: string, sources: CopySources, maxItems?: number): string {
+  const quoted = (placeholder: string) => literal(`"${placeholder}"`);
+  if (!gbnf.includes(COPY_PLACEHOLDER) && !gbnf.includes(COPY_PLACEHOLDER_NONEMPTY)) return gbnf;
+  const body = gbnf
+    .replaceAll(quoted(COPY_PLACEHOLDER), COPY_VALUE_RULE)
+    .replaceAll(quoted(COPY_PLACEHOLDER_NONEMPTY), COPY_VALUE_NONEMPTY_RULE);
+  return `${body}\n${copyValueRules(sources, maxItems)}`;
+}
+
+/** The compiled grammar of a call body (see `callBodyGbnf`), plain strings copy-constrained when `copy` is given. */
+export async function createCallBodyGrammar(
+  llama: Llama,
+  frames: readonly CallFrame[],
+  tools: readonly Tool[],
+  options: CallBodyGrammarOptions = {},
+): Promise<LlamaGrammar> {
+  const { copy, ...rest } = options;
+  const gbnf = await callBodyGbnf(llama, frames, tools, { ...rest, copyStrings: copy !== undefined });
+  const grammar = copy ? withCopiedStrings(gbnf, copy, options.maxStringLength) : gbnf;
+  return llama.createGrammar({ grammar });
 }

@@ -2,7 +2,7 @@ import path from "node:path";
 import type { ChatHistoryItem, ChatWrapper } from "node-llama-cpp";
 import type { LanguageModel, ModelEvent, ModelRequest } from "../../core/language-model.js";
 import type { ToolCallProtocol } from "../../protocols/protocol.js";
-import { applyCatalogueHint, lastRequestOnly, readModelHints } from "../bundled-model.js";
+import { applyCatalogueHint, lastRequests, readModelHints } from "../bundled-model.js";
 import type { ChatTemplate } from "../chat-template/chat-template.js";
 import { builtinChatTemplate, loadChatTemplate } from "../chat-template/load-chat-template.js";
 import { chooseProtocol } from "../choose-protocol.js";
@@ -46,6 +46,14 @@ export interface LlamaModelOptions {
    */
   maxStringLength?: number | "auto" | false;
   /**
+   * Text mode: hold plain string arguments (no enum, format or pattern) to the words of the conversation — the user's
+   * and system messages, tool results and the tools' own schemas; short numbers, spaces and punctuation stay free
+   * (copy-grammar.ts). A model that starts copying "purple" cannot write "pflip". Default `"auto"`: on for tiny models
+   * (< 50M parameters), which cannot copy a word they never saw; off otherwise, where a tool may want text the model
+   * writes itself (an email's body).
+   */
+  copyArguments?: boolean | "auto";
+  /**
    * Text mode: constrain each call's body with a grammar made from the offered tools' schemas (default true). `false`
    * lets the model write calls freely and only parses them, as a text-only server's output is read (`toolbridge eval`
    * measures what the grammar adds). Native mode is always grammar-constrained by node-llama-cpp.
@@ -82,7 +90,8 @@ export class LlamaLanguageModel implements LanguageModel {
   #text: { template: ChatTemplate; protocol: ToolCallProtocol; frames: CallFrameCache } | undefined;
   #lastHistory: ChatHistoryItem[] | undefined;
   #hintedTemperature: number | undefined;
-  #lastRequestOnly = false;
+  /** Requests of a conversation the model is shown (its `toolbridge.history` hint); undefined: all. */
+  #historyRequests: number | undefined;
 
   constructor(options: LlamaModelOptions) {
     this.#options = options;
@@ -141,7 +150,7 @@ export class LlamaLanguageModel implements LanguageModel {
         // A model made for toolbridge (the bundled demo) names its protocol and catalogue style in its metadata.
         const hints = readModelHints(loaded.model.fileInfo.metadata);
         this.#hintedTemperature = hints.temperature;
-        this.#lastRequestOnly = hints.history === "last-request";
+        this.#historyRequests = hints.history;
         const name = loaded.model.fileInfo.metadata.general?.name ?? path.basename(o.modelPath);
         const protocol = applyCatalogueHint(
           chooseProtocol({
@@ -176,6 +185,12 @@ export class LlamaLanguageModel implements LanguageModel {
     if (o === "auto")
       return loaded.parameters !== undefined && loaded.parameters < TINY_MODEL_PARAMETERS ? 64 : undefined;
     return o;
+  }
+
+  #copyArguments(loaded: LoadedLlama): boolean {
+    const o = this.#options.copyArguments ?? "auto";
+    if (o !== "auto") return o;
+    return loaded.parameters !== undefined && loaded.parameters < TINY_MODEL_PARAMETERS;
   }
 
   /** The configured sampling with the request's own settings over it, for this request only. */
@@ -225,11 +240,13 @@ export class LlamaLanguageModel implements LanguageModel {
       }
       const text = this.#text;
       // Trimmed before enforceToolChoice adds its nudge turn, which must not count as the latest request.
-      const shown = this.#lastRequestOnly
-        ? { ...request, messages: lastRequestOnly(request.messages) }
-        : request;
+      const kept = this.#historyRequests;
+      const shown =
+        kept !== undefined ? { ...request, messages: lastRequests(request.messages, kept) } : request;
+      const copyArguments = this.#copyArguments(loaded);
       const callGrammar = this.#options.grammar !== false;
-      const turn = (req: ModelRequest) => streamTextTurn({ ...common, ...text, callGrammar, request: req });
+      const turn = (req: ModelRequest) =>
+        streamTextTurn({ ...common, ...text, callGrammar, copyArguments, request: req });
       // Formats without a grammar-able call body (or with the grammar off) cannot force a call by prefix: ask again.
       if (isForced(shown.toolChoice) && (!callGrammar || !text.frames.framesFor(shown.tools))) {
         yield* enforceToolChoice(shown.toolChoice, 1, (extra) =>

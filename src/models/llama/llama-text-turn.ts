@@ -6,6 +6,7 @@ import { renderCompletionPrompt } from "../completions/render-completion-prompt.
 import { SingleCallGate } from "../single-call-gate.js";
 import { offersCalls, TextCallReader } from "../text-call-reader.js";
 import { type CallFrameCache, cachedCallBodyGrammar } from "./call-body-grammar-cache.js";
+import { copySources } from "./copy-grammar.js";
 import { DeferredText } from "./deferred-text.js";
 import {
   answerGrammarOption,
@@ -37,6 +38,8 @@ export function streamTextTurn(input: {
   callGrammar?: boolean;
   sampling: Sampling;
   maxStringLength: number | undefined;
+  /** Hold plain string arguments to the words of the conversation (copy-grammar.ts). */
+  copyArguments: boolean;
 }): AsyncGenerator<ModelEvent> {
   const { request, loaded, protocol, template, sampling, maxStringLength } = input;
   return pumpGeneration(request, async (queue, controller) => {
@@ -55,6 +58,8 @@ export function streamTextTurn(input: {
     const offered = offeredTools(request.tools, choice);
     // Without the call grammar the model writes calls freely, as any text-only backend's would be read.
     const frames = withTools && input.callGrammar !== false ? input.frames.framesFor(offered) : undefined;
+    // The words a copied argument may use: what the model was shown of the conversation, and the tools' schemas.
+    const copy = input.copyArguments && frames ? copySources(request.messages, offered) : undefined;
     const grammarFor = (named: string | undefined) =>
       cachedCallBodyGrammar({
         llama: loaded.llama,
@@ -63,6 +68,7 @@ export function streamTextTurn(input: {
         tools: offered,
         maxStringLength,
         named,
+        copy,
       });
     const reader = new TextCallReader({ protocol, tools: request.tools, toolChoice: choice, prompt });
     // One call at most: generation stops the moment it is complete (as at a stop string: the turn then finishes).

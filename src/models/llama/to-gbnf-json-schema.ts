@@ -12,7 +12,19 @@ export interface GbnfSchemaOptions {
    * also prints `params` into the system prompt, where 400-odd names would cost thousands of tokens on every request.
    */
   enumerations?: Readonly<Record<string, () => readonly string[]>>;
+  /**
+   * Plain strings (no enum, pattern or format the grammar writes; no maxLength under 100, minLength at most 1) become the placeholder
+   * `COPY_PLACEHOLDER` (or `COPY_PLACEHOLDER_NONEMPTY` for minLength 1), which the call-body grammar replaces with a
+   * copy-constrained string (copy-grammar.ts).
+   */
+  copyStrings?: boolean;
 }
+
+/** Stand-ins a JSON-schema grammar writes as a literal, replaced by a copy-constrained string's rule. */
+export const COPY_PLACEHOLDER = "__toolbridge_copy__";
+export const COPY_PLACEHOLDER_NONEMPTY = "__toolbridge_copy1__";
+/** A schema's maxLength under this keeps the string a plain (length-bounded) one: a copy's length is not bounded. */
+const MIN_COPY_MAX_LENGTH = 100;
 
 type JsonObject = Record<string, unknown>;
 
@@ -88,6 +100,14 @@ export function toGbnfJsonSchema(schema: unknown, options: GbnfSchemaOptions = {
         if (typeof node.format === "string" && FORMATS.has(node.format)) {
           return { type: "string", format: node.format as "date-time" | "time" | "date", ...description };
         }
+        const minLength = typeof node.minLength === "number" ? node.minLength : 0;
+        if (
+          options.copyStrings &&
+          node.pattern === undefined &&
+          minLength <= 1 &&
+          !(typeof node.maxLength === "number" && node.maxLength < MIN_COPY_MAX_LENGTH)
+        )
+          return { const: minLength === 1 ? COPY_PLACEHOLDER_NONEMPTY : COPY_PLACEHOLDER, ...description };
         const min = typeof node.minLength === "number" ? { minLength: node.minLength } : {};
         const bounds = [node.maxLength, options.maxStringLength].filter(
           (n): n is number => typeof n === "number",

@@ -11,6 +11,8 @@ export interface RunModels {
   get(name?: string, options?: { onLoadProgress?: (progress: number) => void }): Promise<LanguageModel>;
   /** Whether `get(name)` answers at once. Without it, a model counts as loaded once a `get` here resolved. */
   isLoaded?(name: string): boolean;
+  /** The only tools a run of `name` is offered (the bundled demo model: those it was trained on); undefined: all. */
+  runToolsOf?(name: string): readonly string[] | undefined;
 }
 
 /**

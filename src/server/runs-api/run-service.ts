@@ -647,8 +647,11 @@ export class RunService {
     const key = JSON.stringify([metadata.model, metadata.toolChoice ?? "auto"]);
     let agent = this.#agents.get(key);
     if (!agent) {
+      // A model that must only see some tools (the bundled demo model: those it was trained on) is offered those.
+      const runTools = this.models.runToolsOf?.(metadata.model);
       agent = createAgent({
         ...this.#options.agent,
+        ...(runTools ? { allow: [...runTools] } : {}),
         model: modelOnDemand(this.models, metadata.model),
         tools: this.#options.executor,
         store: this.store,

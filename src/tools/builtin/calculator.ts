@@ -18,7 +18,7 @@ export interface CalculatorArgs {
 
 const DESCRIPTION = [
   "Evaluate a math expression exactly and return the result. Use it for any arithmetic instead of computing in your head.",
-  "Supports + - * / ^ (or **), parentheses, percentages (`15% of 47.50`), functions (sqrt, abs, round, floor, ceil,",
+  "Supports + - * / ^ (or **), parentheses, percentages (`15% of 47.50`), functions (sqrt, cbrt, abs, round, floor, ceil,",
   "sin, cos, tan, log, log10, exp, factorial, min, max, mean, median, gcd, lcm), constants (pi, e, i), complex numbers,",
   "matrices ([1, 2; 3, 4], det, inv) and unit conversion (`5 cm to inch`).",
   "Examples: `sqrt(16)` → 4, `47.5 * 0.15` → 7.125, `2**10` → 1024, `1/3` → 0.33333333333333.",

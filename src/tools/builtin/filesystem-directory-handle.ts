@@ -6,7 +6,7 @@ import { FilesystemError } from "./filesystem-errors.js";
 import { quotePath } from "./filesystem-quote-path.js";
 import type { FilesystemRoot } from "./filesystem-root.js";
 
-// Absent on Windows. There directories are not held open and each use re-checks the path instead (see README).
+// Absent on Windows. There directories are not held open and each use re-checks the path instead (see docs/security.md, "Filesystem").
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const O_DIRECTORY = constants.O_DIRECTORY;
 
@@ -31,7 +31,7 @@ export function changedDuringCall(requested: string): FilesystemError {
  * How names are looked up relative to a held directory. Linux: `/proc/self/fd/<fd>/<name>` is resolved by the kernel
  * from the open directory itself (openat semantics), so a parent swapped for a symlink after it was opened changes
  * nothing. Elsewhere: the directory's verified path, re-checked (same dev+ino, still a real directory) before each use;
- * a swap between that check and the system call remains possible there (README, Security model).
+ * a swap between that check and the system call remains possible there (docs/security.md, "Filesystem").
  */
 export type LookupMode = "proc-fd" | "checked-path";
 

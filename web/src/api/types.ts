@@ -1,5 +1,5 @@
 /**
- * The server's wire shapes as the UI reads them (README "Server": Runs API, Tools API, WebSocket). Declared here
+ * The server's wire shapes as the UI reads them (docs/server.md: Runs API, Tools API, WebSocket). Declared here
  * rather than imported from src/: the UI is a client of the HTTP API, and reads fields defensively — an event or
  * field it does not know is shown plainly, never a crash.
  */

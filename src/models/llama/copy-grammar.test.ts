@@ -1,0 +1,135 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import {
+  getLlama,
+  type Llama,
+  type LlamaGrammar,
+  LlamaGrammarEvaluationState,
+  LlamaLogLevel,
+  type LlamaModel,
+} from "node-llama-cpp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeTestModel } from "../gguf/make-test-model.js";
+import { COPY_VALUE_NONEMPTY_RULE, COPY_VALUE_RULE, copySources, copyValueRules } from "./copy-grammar.js";
+
+let llama: Llama;
+let model: LlamaModel;
+const dir = mkdtempSync(path.join(os.tmpdir(), "tb-copy-grammar-"));
+
+beforeAll(async () => {
+  const file = path.join(dir, "bytes.gguf");
+  writeTestModel(file, { seed: 1 });
+  llama = await getLlama({ gpu: false, build: "never", logLevel: LlamaLogLevel.error });
+  model = await llama.loadModel({ modelPath: file });
+});
+afterAll(async () => {
+  await model?.dispose();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+type Bindings = {
+  AddonSampler: {
+    canBeNextTokenForGrammarEvaluationState(state: unknown, token: number): boolean;
+    acceptGrammarEvaluationStateToken(state: unknown, token: number): void;
+  };
+};
+
+/** Whether the grammar accepts `text` whole: every token may come next, then the end of generation may too. */
+function accepts(grammar: LlamaGrammar, text: string): boolean {
+  const bindings = (llama as unknown as { _bindings: Bindings })._bindings;
+  const state = (new LlamaGrammarEvaluationState({ model, grammar }) as unknown as { _state: unknown })
+    ._state;
+  for (const token of model.tokenize(text, false)) {
+    if (!bindings.AddonSampler.canBeNextTokenForGrammarEvaluationState(state, token)) return false;
+    bindings.AddonSampler.acceptGrammarEvaluationStateToken(state, token);
+  }
+  return bindings.AddonSampler.canBeNextTokenForGrammarEvaluationState(state, model.tokens.eos as number);
+}
+
+const sources = copySources(
+  [
+    {
+      role: "user",
+      content: "18% tip on a 64 dollar bill? And remember my locker code is 4471, colour purple.",
+    },
+    { role: "assistant", content: "invented 999 words" },
+    {
+      role: "tool",
+      callId: "c1",
+      name: "get_time",
+      result: { content: [{ type: "text", text: "Friday, November 27, 2026" }] },
+    },
+  ],
+  [
+    {
+      name: "time_difference",
+      description: 'From "2025-01-01" to "now".',
+      inputSchema: {
+        type: "object",
+        properties: {
+          to: { type: "string", description: "End date" },
+          unit: { type: "string", enum: ["days", "weeks"] },
+        },
+      },
+    },
+  ],
+);
+
+describe("copy-constrained string values", () => {
+  it("take words from user text, tool results and the prose of tool schemas, never from the model's own turns", () => {
+    expect(sources.words).toEqual(
+      expect.arrayContaining(["purple", "locker", "Friday", "now", "End", "date", "weeks"]),
+    );
+    // A schema's keywords are no value anyone means.
+    for (const keyword of ["type", "properties", "string", "object", "enum"])
+      expect(sources.words).not.toContain(keyword);
+    expect(sources.words).not.toContain("invented");
+    expect(sources.numbers).toEqual(["2025", "2026", "4471"]);
+  });
+
+  for (const maxItems of [undefined, 32]) {
+    it(`hold words and long numbers to the sources, free what is new (${maxItems ?? "unbounded"})`, async () => {
+      const grammar = await llama.createGrammar({
+        grammar: `root ::= ${COPY_VALUE_RULE}\n${copyValueRules(sources, maxItems)}`,
+      });
+      const ok = [
+        '"my locker code is 4471"',
+        '"purple"',
+        '"Purple"',
+        '"18% * 64"',
+        '"64 * 0.18"',
+        '"2026-12-25"',
+        '"now"',
+        '""',
+        '"a \\"tip\\""',
+      ];
+      const refused = [
+        '"pUrple"',
+        '"pflip"',
+        '"pur"',
+        '"purplepurple"',
+        '"18% * 664"',
+        '"18% of 64"',
+        '"4417"',
+        '"invented"',
+        '"Vilnius"',
+      ];
+      for (const text of ok) expect(accepts(grammar, text), text).toBe(true);
+      for (const text of refused) expect(accepts(grammar, text), text).toBe(false);
+    });
+  }
+
+  it("bounds the runs of a value, and has a non-empty form for minLength", async () => {
+    const bounded = await llama.createGrammar({
+      grammar: `root ::= ${COPY_VALUE_RULE}\n${copyValueRules(sources, 4)}`,
+    });
+    expect(accepts(bounded, '"my locker"')).toBe(true); // my, space, locker: three runs
+    expect(accepts(bounded, '"my locker code"')).toBe(false);
+    const nonEmpty = await llama.createGrammar({
+      grammar: `root ::= ${COPY_VALUE_NONEMPTY_RULE}\n${copyValueRules(sources)}`,
+    });
+    expect(accepts(nonEmpty, '""')).toBe(false);
+    expect(accepts(nonEmpty, '"tip"')).toBe(true);
+  });
+});

@@ -1,0 +1,167 @@
+import type { Tool } from "@modelcontextprotocol/server";
+import type { AgentMessage } from "../../core/agent-message.js";
+import { resultToText } from "../../protocols/core/render-helpers.js";
+
+/**
+ * Copy-constrained string arguments: a string a person gave (a city, a dice notation, a note's text, an expression's
+ * numbers) is written by the call grammar out of the words of the conversation, so a model that starts copying
+ * "purple" cannot drift into "pflip", and one that has nothing to copy cannot invent "dolmolmol".
+ *
+ * A value is read as runs: words (letters), numbers (digits) and everything else. Every word must be a whole word of
+ * the sources, as written there, in lower case, capitalized or in capitals ("paris" → "Paris"); every number of three or more digits must be one of theirs. The escape for values that are
+ * legitimately new: the other characters (spaces, operators, punctuation, other scripts) are free, numbers of one or
+ * two digits are free ("64 * 0.18" from "18% tip on 64"), and the words of the offered tools' own schemas count as
+ * sources ("now" for time_difference, "sqrt" for the calculator, "kh" for dice notation). The sources are what the
+ * model was given and did not write: user and system messages and tool results (the prose of the tools' schemas
+ * too: descriptions, enum values, defaults, examples).
+ */
+export interface CopySources {
+  words: readonly string[];
+  numbers: readonly string[];
+}
+
+/** Letters of scripts that separate words with spaces (Latin, Greek, Cyrillic); others are free characters. */
+const WORD_RANGES = "a-zA-Z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u024F\\u0370-\\u03FF\\u0400-\\u04FF";
+const WORD = new RegExp(`[${WORD_RANGES}]+`, "gu");
+const DIGITS = /[0-9]+/g;
+/** Most recent source text kept, and most words: the grammar grows with them. */
+const MAX_SOURCE_CHARS = 20_000;
+const MAX_WORDS = 3_000;
+/** Numbers this long or shorter need not be copied. */
+const FREE_DIGITS = 2;
+
+function messageText(m: AgentMessage): string {
+  if (m.role === "user" || m.role === "system") return m.content;
+  if (m.role === "tool") return resultToText(m.result);
+  return "";
+}
+
+/**
+ * The prose of a schema: descriptions, enum and const values, defaults and examples — not its keywords ("type",
+ * "properties", "string"), which are no value anyone means.
+ */
+function schemaText(node: unknown, out: string[] = []): string[] {
+  if (Array.isArray(node)) for (const n of node) schemaText(n, out);
+  else if (node && typeof node === "object") {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === "description" || key === "title") out.push(String(value));
+      else if (key === "enum" || key === "examples" || key === "default" || key === "const")
+        out.push(JSON.stringify(value));
+      else if (typeof value === "object") schemaText(value, out);
+    }
+  }
+  return out;
+}
+
+/** The words and numbers a copied argument may use: from the conversation (newest first) and the tools' schemas. */
+export function copySources(messages: readonly AgentMessage[], tools: readonly Tool[]): CopySources {
+  const conversation = messages.map(messageText).join("\n").slice(-MAX_SOURCE_CHARS);
+  const schemas = tools.map((t) => [t.description ?? "", ...schemaText(t.inputSchema)].join("\n")).join("\n");
+  const words = new Set<string>();
+  const numbers = new Set<string>();
+  for (const text of [conversation, schemas]) {
+    for (const w of [...text.matchAll(WORD)].reverse()) if (words.size < MAX_WORDS) words.add(w[0]);
+    for (const n of text.matchAll(DIGITS)) if (n[0].length > FREE_DIGITS) numbers.add(n[0]);
+  }
+  return { words: [...words].sort(), numbers: [...numbers].sort() };
+}
+
+/** A word as written, in lower case, capitalized and in capitals. */
+function caseVariants(word: string): string[] {
+  const lower = word.toLowerCase();
+  return [word, lower, lower.charAt(0).toUpperCase() + lower.slice(1), word.toUpperCase()];
+}
+
+interface TrieNode {
+  end: boolean;
+  children: Map<string, TrieNode>;
+}
+
+function trie(items: readonly string[]): TrieNode {
+  const root: TrieNode = { end: false, children: new Map() };
+  for (const item of items) {
+    let node = root;
+    for (const c of item) {
+      let next = node.children.get(c);
+      if (!next) node.children.set(c, (next = { end: false, children: new Map() }));
+      node = next;
+    }
+    node.end = true;
+  }
+  return root;
+}
+
+/**
+ * GBNF rules accepting exactly the items of a trie (a path-compressed one: a chain without branches is one sequence).
+ * Returns the rules; `name` is the root rule.
+ */
+function trieRules(root: TrieNode, name: string): string[] {
+  const char = (c: string) => JSON.stringify(c);
+  const rules: string[] = [];
+  let count = 0;
+  const visit = (node: TrieNode, rule: string) => {
+    const alternatives: string[] = node.end ? ['""'] : [];
+    for (const [c, first] of node.children) {
+      const chain = [char(c)];
+      let child = first;
+      while (!child.end && child.children.size === 1) {
+        const [[d, only]] = child.children as unknown as [[string, TrieNode]];
+        chain.push(char(d));
+        child = only;
+      }
+      if (child.children.size === 0) alternatives.push(chain.join(" "));
+      else {
+        const sub = `${name}-${++count}`;
+        alternatives.push(`${chain.join(" ")} ${sub}`);
+        visit(child, sub);
+      }
+    }
+    rules.push(`${rule} ::= ${alternatives.length ? alternatives.join(" | ") : '""'}`);
+  };
+  visit(root, name);
+  return rules;
+}
+
+export const COPY_VALUE_RULE = "cp-value";
+export const COPY_VALUE_NONEMPTY_RULE = "cp-value1";
+
+/**
+ * The GBNF rules of a copied JSON string (quotes included): `cp-value` and `cp-value1` (at least one character).
+ * `maxItems` bounds the number of runs and free characters (so a model that never closes the string is stopped, as
+ * maxLength stops it in a plain string).
+ */
+export function copyValueRules(sources: CopySources, maxItems?: number): string {
+  const free = `[^"\\\\\\x7F\\x00-\\x1F0-9${WORD_RANGES}] | "\\\\" ["\\\\/bfnrt]`;
+  const hasWords = sources.words.length > 0;
+  const rules = [
+    `cp-free ::= ${free}`,
+    `cp-num ::= [0-9] [0-9]?${sources.numbers.length ? " | cp-digits" : ""}`,
+  ];
+  if (hasWords) rules.push(...trieRules(trie([...new Set(sources.words.flatMap(caseVariants))]), "cp-word"));
+  if (sources.numbers.length) rules.push(...trieRules(trie(sources.numbers), "cp-digits"));
+  // After a word another word cannot follow directly (that would be one longer word), nor a number after a number.
+  const state = (kind: "s" | "w" | "n", k: number | undefined, empty: boolean) => {
+    const next = (to: string) => (k === undefined ? `cp-${to}` : `cp-${to}${k + 1}`);
+    const alternatives = [
+      ...(empty ? ['""'] : []),
+      `cp-free ${next("s")}`,
+      ...(kind !== "w" && hasWords ? [`cp-word ${next("w")}`] : []),
+      ...(kind !== "n" ? [`cp-num ${next("n")}`] : []),
+    ];
+    return alternatives.join(" | ");
+  };
+  if (maxItems === undefined) {
+    for (const kind of ["s", "w", "n"] as const) rules.push(`cp-${kind} ::= ${state(kind, undefined, true)}`);
+    rules.push(`cp-first ::= ${state("s", undefined, false)}`, `cp-start ::= cp-s`);
+  } else {
+    for (let k = 1; k < maxItems; k++)
+      for (const kind of ["s", "w", "n"] as const) rules.push(`cp-${kind}${k} ::= ${state(kind, k, true)}`);
+    for (const kind of ["s", "w", "n"] as const) rules.push(`cp-${kind}${maxItems} ::= ""`);
+    rules.push(`cp-start ::= ${state("s", 0, true)}`, `cp-first ::= ${state("s", 0, false)}`);
+  }
+  rules.push(
+    `${COPY_VALUE_RULE} ::= "\\"" cp-start "\\""`,
+    `${COPY_VALUE_NONEMPTY_RULE} ::= "\\"" cp-first "\\""`,
+  );
+  return rules.join("\n");
+}
