@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeCallArguments } from "./decode-call-arguments.js";
+import { decodeCallArguments, readCallArguments } from "./decode-call-arguments.js";
 
 describe("decodeCallArguments", () => {
   it.each([
@@ -30,5 +30,27 @@ describe("decodeCallArguments", () => {
     const decoded = decodeCallArguments(raw);
     expect(decoded.ok).toBe(false);
     if (!decoded.ok) expect(decoded.error).toMatch(message);
+  });
+
+  it("reads text that only a repair makes a string as an error, not forever (it overflowed the stack)", () => {
+    expect(decodeCallArguments("hello")).toEqual({
+      ok: false,
+      error: 'the arguments must be one JSON object, e.g. {"name": "value"}, not a string',
+    });
+  });
+
+  it("unwraps two encodings at most", () => {
+    const twice = JSON.stringify(JSON.stringify('{"a":1}'));
+    expect(decodeCallArguments(twice)).toEqual({ ok: true, value: { a: 1 } });
+    expect(decodeCallArguments(JSON.stringify(twice)).ok).toBe(false);
+  });
+
+  it("says whether the text was mended (readCallArguments), naming the call in its errors", () => {
+    expect(readCallArguments('{"a":1}')).toEqual({ ok: true, value: { a: 1 }, repaired: false });
+    expect(readCallArguments("{'a': 1,}")).toEqual({ ok: true, value: { a: 1 }, repaired: true });
+    expect(readCallArguments("[1]", 'the arguments of "f"')).toEqual({
+      ok: false,
+      error: 'the arguments of "f" must be one JSON object, e.g. {"name": "value"}, not an array',
+    });
   });
 });

@@ -1,11 +1,11 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
+import type { AgentToolCall } from "../core/agent-message.js";
 
-/** One tool call read out of (or rendered into) model text. */
-export interface ToolCall {
-  id: string;
-  name: string;
-  arguments: Record<string, unknown>;
-}
+/**
+ * One tool call read out of (or rendered into) model text: the shape the agent's messages carry (core's
+ * AgentToolCall), so a parsed call goes into a transcript and back out without a conversion.
+ */
+export type ToolCall = AgentToolCall;
 
 /** The outcome of one call, as it goes back into the transcript. */
 export interface ToolResultItem {

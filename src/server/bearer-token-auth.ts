@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
-import { guardError } from "./api-error.js";
+import { HttpError } from "./http-error.js";
 import { sessionCookieOf, verifySessionValue } from "./security/session-cookie.js";
 import { type SignInAttempts, tooManySignInFailures } from "./security/sign-in-limit.js";
 
@@ -50,7 +50,7 @@ export function bearerTokenAuth(
     if (skip.has(c.req.path) || options.isPublic?.(c.req.method, c.req.path)) return next();
     // The app refuses a limited client up front; checked again right before comparing, whatever ran in between.
     const wait = options.attempts?.retryAfter(c) ?? 0;
-    if (wait > 0) return tooManySignInFailures(c.req.path, wait);
+    if (wait > 0) throw tooManySignInFailures(wait);
     const header = c.req.header("authorization");
     const apiKey = takesApiKey(c.req.path) ? c.req.header("x-api-key") : undefined;
     if (header || apiKey) {
@@ -63,27 +63,24 @@ export function bearerTokenAuth(
         // Browsers send Origin with every request that can change something; a cookie on such a request without
         // one did not come from a page the Origin check could vet (non-browser clients use the Bearer header).
         if (!SAFE_METHODS.has(c.req.method) && c.req.header("origin") === undefined) {
-          return guardError(
-            c.req.path,
+          throw new HttpError(
             403,
             "Forbidden: a change signed in by the session cookie must come from a page (with an Origin header). Other clients send Authorization: Bearer <token>.",
-            "forbidden",
+            { code: "forbidden" },
           );
         }
         return next();
       }
       if (session !== undefined) {
         options.attempts?.failed(c);
-        return unauthorized(
-          c.req.path,
+        throw unauthorized(
           "Unauthorized: the session has expired or is not valid for this server. Sign in again (POST /api/session with the token).",
         );
       }
     }
     // A request without credentials guesses nothing; a wrong header does.
     if (header || apiKey) options.attempts?.failed(c);
-    return unauthorized(
-      c.req.path,
+    throw unauthorized(
       header || apiKey
         ? `Unauthorized: the ${header ? "bearer token" : "x-api-key"} is wrong. Use the token the server was started with (--token).`
         : takesApiKey(c.req.path)
@@ -93,6 +90,10 @@ export function bearerTokenAuth(
   };
 }
 
-function unauthorized(path: string, message: string): Response {
-  return guardError(path, 401, message, "unauthorized", { "www-authenticate": 'Bearer realm="toolbridge"' });
+/** 401 with the challenge a client reads to know it needs a token. */
+export function unauthorized(message: string): HttpError {
+  return new HttpError(401, message, {
+    code: "unauthorized",
+    headers: { "www-authenticate": 'Bearer realm="toolbridge"' },
+  });
 }

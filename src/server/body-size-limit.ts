@@ -1,18 +1,15 @@
 import type { MiddlewareHandler } from "hono";
-import { guardError } from "./api-error.js";
+import { HttpError } from "./http-error.js";
 
 /** Bytes of an oversized body still read (and discarded) so the client can finish sending and see the 413. */
 const MAX_DISCARD_BYTES = 64 * 1024 * 1024;
 
-function tooLarge(path: string, maxBytes: number): Response {
-  return guardError(
-    path,
-    413,
-    `Payload Too Large: request bodies are limited to ${maxBytes} bytes.`,
-    "payload_too_large",
+function tooLarge(maxBytes: number): HttpError {
+  return new HttpError(413, `Payload Too Large: request bodies are limited to ${maxBytes} bytes.`, {
+    code: "payload_too_large",
     // Closing the connection stops a client that is still sending from reusing a half-read connection.
-    { connection: "close" },
-  );
+    headers: { connection: "close" },
+  });
 }
 
 /**
@@ -28,7 +25,8 @@ export function bodySizeLimit(maxBytes: number): MiddlewareHandler {
     if (!raw.body) return next();
     const declared = raw.headers.get("content-length");
     if (declared !== null && !raw.headers.has("transfer-encoding")) {
-      return Number.parseInt(declared, 10) > maxBytes ? tooLarge(c.req.path, maxBytes) : next();
+      if (Number.parseInt(declared, 10) > maxBytes) throw tooLarge(maxBytes);
+      return next();
     }
     const reader = raw.body.getReader();
     const chunks: Uint8Array[] = [];
@@ -51,7 +49,7 @@ export function bodySizeLimit(maxBytes: number): MiddlewareHandler {
             // The client went away; nothing left to drain.
           }
         })();
-        return tooLarge(c.req.path, maxBytes);
+        throw tooLarge(maxBytes);
       }
       chunks.push(value);
     }

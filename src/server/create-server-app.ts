@@ -7,11 +7,12 @@ import type { ApprovalPolicyConfig } from "../tools/approval-policy.js";
 import { CallGate } from "../tools/call-gate.js";
 import type { ToolExecutor } from "../tools/tool-executor.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
-import { apiError } from "./api-error.js";
 import { listApiRoutes } from "./api-index.js";
 import { bearerTokenAuth } from "./bearer-token-auth.js";
 import { bodySizeLimit } from "./body-size-limit.js";
+import { errorResponse, onHttpError } from "./error-response.js";
 import { hostOriginGuard } from "./host-origin-guard.js";
+import { notFound } from "./http-error.js";
 import { isLoopbackHost } from "./is-loopback-host.js";
 import type { ModelCatalog } from "./model-catalog.js";
 import { createOpenAIRoutes } from "./openai/openai-routes.js";
@@ -113,6 +114,8 @@ export interface ServerApp {
  */
 export function createServerApp(options: ServerAppOptions): ServerApp {
   const app = new Hono();
+  // Every route and guard throws its refusal; it is written here, in the shape of the surface (errorResponse).
+  app.onError(onHttpError);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
 
   const corsOrigins = (options.corsOrigins ?? []).map(normalizeOrigin);
@@ -156,11 +159,9 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   // API clients read JSON errors: an unknown route under /api, /v1 or /ws says so in the errors' shape.
   app.notFound((c) =>
     /^\/(api|v1|ws)(\/|$)/.test(c.req.path)
-      ? apiError(
-          404,
-          `No route ${c.req.method} ${c.req.path} on this server.`,
-          "not_found_error",
-          "route_not_found",
+      ? errorResponse(
+          c.req.path,
+          notFound(`No route ${c.req.method} ${c.req.path} on this server.`, "route_not_found"),
         )
       : c.text("Not Found", 404),
   );

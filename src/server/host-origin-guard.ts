@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { guardError } from "./api-error.js";
+import { HttpError } from "./http-error.js";
 import { hostnameOfHostHeader, isLoopbackHost } from "./is-loopback-host.js";
 
 export interface HostOriginGuardOptions {
@@ -28,8 +28,8 @@ export interface HostOriginGuardOptions {
  */
 const WELL_FORMED_HOST = /^(?:\[[0-9a-f:.]+\]|[a-z0-9\-._~%]+)(?::\d{1,5})?$/i;
 
-function forbidden(path: string, message: string): Response {
-  return guardError(path, 403, message, "forbidden");
+function forbidden(message: string): HttpError {
+  return new HttpError(403, message, { code: "forbidden" });
 }
 
 /**
@@ -53,17 +53,15 @@ export function hostOriginGuard(options: HostOriginGuardOptions): MiddlewareHand
   return async (c, next) => {
     const hostHeader = c.req.header("host") ?? "";
     if (hostHeader !== "" && !WELL_FORMED_HOST.test(hostHeader.trim())) {
-      return guardError(
-        c.req.path,
+      throw new HttpError(
         400,
         `Bad Request: the Host header "${hostHeader.slice(0, 200)}" is not a host name with an optional port.`,
-        "invalid_host",
+        { code: "invalid_host" },
       );
     }
     const hostname = hostnameOfHostHeader(hostHeader);
     if (!hostname || !hostAllowed(hostname)) {
-      return forbidden(
-        c.req.path,
+      throw forbidden(
         `Forbidden: Host "${hostHeader}" is not allowed. Reach this server as localhost/127.0.0.1, or allow the name: serve --allowed-host <name> (config: server.allowedHosts; library: allowedHosts).`,
       );
     }
@@ -79,8 +77,7 @@ export function hostOriginGuard(options: HostOriginGuardOptions): MiddlewareHand
         sameOrigin = false;
       }
       if (!sameOrigin && !extraOrigins.has(normalized)) {
-        return forbidden(
-          c.req.path,
+        throw forbidden(
           `Forbidden: Origin "${origin}" may not call this server. Allow it with serve --allowed-origin ${origin} (config: server.allowedOrigins; library: allowedOrigins).`,
         );
       }

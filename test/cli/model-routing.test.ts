@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCliAgent } from "../../src/cli/commands/run.js";
+import { createCliAgent } from "../../src/cli/create-cli-agent.js";
 import { createCliModel } from "../../src/cli/create-cli-model.js";
 import { type ModelFlags, resolveModelSettings } from "../../src/cli/model-options.js";
 import { LazyDatabase } from "../../src/cli/open-store.js";

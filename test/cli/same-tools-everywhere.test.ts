@@ -11,6 +11,8 @@ import { startServe, stopAllServes } from "../helpers/serve-process.js";
 const dir = mkdtempSync(path.join(tmpdir(), "tb-same-tools-"));
 const db = path.join(dir, "memory.db");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+/** Tools from a module (`--tools-module`): the same on every command that offers tools. */
+const TOOLS_MODULE = path.join(REPO_ROOT, "test/web/fixtures/web-tools.mjs");
 
 const children: ChildProcessWithoutNullStreams[] = [];
 afterEach(async () => {
@@ -63,16 +65,23 @@ function toolNames(result: unknown): string[] {
 }
 
 describe("mcp, serve and tools list offer the same tools", { timeout: 120_000 }, () => {
-  const listed = () => {
-    const list = runCli(["tools", "list", "--json", "--db", db], { cwd: dir });
+  const listed = (...more: string[]) => {
+    const list = runCli(["tools", "list", "--json", "--db", db, ...more], { cwd: dir });
     expect(list.status).toBe(0);
     return toolNames(JSON.parse(list.stdout));
   };
 
-  it("mcp (JSON-RPC lines over stdio) lists what tools list lists, memory tools included", async () => {
-    const expected = listed();
-    expect(expected).toEqual(expect.arrayContaining(["memory_search", "note_save"]));
-    const child = start(["mcp", "--db", db]);
+  it.each([
+    ["memory tools included", [], ["memory_search", "note_save"]],
+    [
+      "with --tools-module, its tools included",
+      ["--tools-module", TOOLS_MODULE],
+      ["write_note", "plan_trip"],
+    ],
+  ])("mcp (JSON-RPC lines over stdio) lists what tools list lists, %s", async (_, more, included) => {
+    const expected = listed(...more);
+    expect(expected).toEqual(expect.arrayContaining(included));
+    const child = start(["mcp", "--db", db, ...more]);
     const answer = lineMatching(child, (line) => {
       const message = JSON.parse(line) as { id?: number; result?: unknown };
       return message.id === 2 ? message.result : undefined;

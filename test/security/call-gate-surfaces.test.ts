@@ -429,8 +429,8 @@ const SURFACES: Surface[] = [
         const result = reply.result as CallToolResult;
         return result.isError ? "refused" : ranOrDescribed(JSON.stringify(result.content));
       }
-      const error = reply.error as { reason?: string; message: string };
-      if (error.reason === "approval_required") {
+      const error = reply.error as { code?: string; message: string };
+      if (error.code === "approval_required") {
         expect(error.message).toContain('"confirm": true');
         return "asked";
       }

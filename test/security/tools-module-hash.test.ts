@@ -5,7 +5,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CliError } from "../../src/cli/cli-error.js";
-import { loadToolsModule, toolsModuleSha256 } from "../../src/cli/commands/run.js";
+import { loadToolsModule, toolsModuleSha256 } from "../../src/cli/tools-module.js";
 import { CLI_MAIN, REPO_ROOT } from "../helpers/run-cli.js";
 
 let dir: string;

@@ -181,7 +181,9 @@ describe("sign-in failure limit", () => {
     ).toBe(401);
     const probe = await send(`${url}/api/session`, OTHER, { headers: { authorization: "Bearer nope" } });
     expect(JSON.parse(probe.body)).toMatchObject({ authenticated: false });
-    expect(await wsAuth(ws, OTHER, "nope")).toMatchObject({ reply: { error: { code: 401 } } });
+    expect(await wsAuth(ws, OTHER, "nope")).toMatchObject({
+      reply: { status: 401, error: { code: "unauthorized" } },
+    });
     // Three failures: the next socket is refused at the upgrade, the next request by status.
     expect(await wsAuth(ws, OTHER, TOKEN)).toEqual({ upgrade: 429 });
     expect((await send(`${url}/api/runs`, OTHER, { headers: bearer })).status).toBe(429);

@@ -1,24 +1,23 @@
 import os from "node:os";
 import type { Command } from "commander";
 import pc from "picocolors";
+import {
+  type AgentCommandOptions,
+  addAgentOptions,
+  cliAgentSettings,
+  cliRunLimits,
+} from "../agent-command-options.js";
 import { ChatRenderer } from "../chat/chat-renderer.js";
 import { ChatSession } from "../chat/chat-session.js";
 import { JsonChatView } from "../chat/json-chat-view.js";
 import { LineReader } from "../chat/line-reader.js";
 import { CliError, runCommand } from "../cli-error.js";
+import { type CliAgent, createCliAgent } from "../create-cli-agent.js";
 import { bundledModelIntro, isBundledModel } from "../default-model.js";
 import { createLoadProgress } from "../load-progress.js";
 import { type ModelSettings, modelLabel } from "../model-options.js";
 import { configuredDb, LazyDatabase, resolveDbLocation } from "../open-store.js";
-import {
-  type AgentCommandOptions,
-  addAgentOptions,
-  asCliError,
-  type CliAgent,
-  cliAgentSettings,
-  cliRunLimits,
-  createCliAgent,
-} from "./run.js";
+import { asCliError } from "../run-output.js";
 
 interface ChatCommandOptions extends AgentCommandOptions {
   conversation?: string;

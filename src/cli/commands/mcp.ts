@@ -3,10 +3,9 @@ import { mcpApprovalsFromConfig } from "../../mcp/mcp-approvals.js";
 import { describeMcpServerStatus, stderrMountLogger } from "../../mcp/mcp-cli-support.js";
 import { serveMcpOverStdio } from "../../mcp/serve-mcp-stdio.js";
 import { runCommand } from "../cli-error.js";
-import { loadToolSettings, TOOL_SETTINGS_FOLLOW_MS } from "../load-tool-settings.js";
 import { mcpApprovalStoreSource } from "../open-store.js";
+import { loadToolsModule } from "../tools-module.js";
 import { createToolsRuntime } from "../tools-runtime.js";
-import { loadToolsModule } from "./run.js";
 
 interface McpCommandOptions {
   config?: string;
@@ -38,26 +37,19 @@ export function registerMcpCommand(program: Command): void {
           ...(options.config ? { configPath: options.config } : {}),
           mcpLogger: logger,
         });
-        let stopFollowing: (() => void) | undefined;
         try {
           if (options.toolsModule) runtime.registry.registerAll(await loadToolsModule(options.toolsModule));
           for (const status of runtime.mcpServers.status()) {
             if (status.state !== "ready") logger.warn?.(describeMcpServerStatus(status));
           }
+          // The settings made through `serve` (switched-off tools hidden, policies), followed while this runs: a
+          // change made there reaches this client as `notifications/tools/list_changed`.
+          const settings = await runtime.withToolSettings({ follow: true });
           // Approvals: single-use state and the signing key live in the database, so restarts keep refusing replays.
           // An SQLite file is opened when a gated tool is first asked for or settings are there to read: serving only
           // ungated tools creates no database.
-          // The settings made through `serve` (switched-off tools hidden, policies), followed while this runs: a
-          // change made there reaches this client as `notifications/tools/list_changed`.
-          const loaded = await loadToolSettings({
-            registry: runtime.registry,
-            database: runtime.database,
-            configuredPolicies: runtime.config.mcp?.approvals,
-            followEveryMs: TOOL_SETTINGS_FOLLOW_MS,
-          });
-          stopFollowing = loaded.stop;
           const approvals = mcpApprovalsFromConfig(
-            { ...runtime.config.mcp, approvals: loaded.settings.approval },
+            { ...runtime.config.mcp, approvals: settings.approval },
             await mcpApprovalStoreSource(runtime.database),
           );
           const served = await serveMcpOverStdio({
@@ -65,17 +57,12 @@ export function registerMcpCommand(program: Command): void {
             executor: runtime.executor,
             approvals,
           });
-          void served.closed.finally(() => {
-            loaded.stop();
-            return runtime.database.close();
-          });
           const stop = () => void served.close();
           process.once("SIGINT", stop);
           process.once("SIGTERM", stop);
           await served.closed;
           return 0;
         } finally {
-          stopFollowing?.();
           await runtime.close();
         }
       }),

@@ -4,15 +4,9 @@ import { buildRunView } from "../../agent/run-view.js";
 import type { RunRecord, RunStatus } from "../../store/store.js";
 import { CliError, parseJsonOption, runCommand } from "../cli-error.js";
 import { commandHint } from "../command-hint.js";
+import { type CliAgent, createCliAgent, storedSettings } from "../create-cli-agent.js";
 import { configuredDb, LazyDatabase, resolveDbLocation } from "../open-store.js";
-import {
-  asCliError,
-  type CliAgent,
-  createCliAgent,
-  describeEvent,
-  printRunView,
-  storedSettings,
-} from "./run.js";
+import { asCliError, describeEvent, printRunView } from "../run-output.js";
 
 const STATUSES: readonly RunStatus[] = ["running", "paused", "finished", "stopped"];
 
@@ -73,6 +67,131 @@ function printDecision(
   }
 }
 
+type ListOptions = DbOption & { status?: string; limit?: string; json?: boolean };
+type ShowOptions = DbOption & { json?: boolean };
+type ApproveOptions = DbOption & { args?: string; by?: string; json?: boolean };
+type DenyOptions = DbOption & { reason?: string; by?: string; json?: boolean };
+type ResumeOptions = DbOption & { json?: boolean };
+
+/** `runs list`: recent runs, newest first, with their pending calls. */
+async function listRuns(options: ListOptions): Promise<number> {
+  if (options.status && !STATUSES.includes(options.status as RunStatus)) {
+    throw new CliError(`--status must be one of ${STATUSES.join(", ")}, got "${options.status}".`);
+  }
+  const limit = options.limit ? Number(options.limit) : 20;
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new CliError(`--limit must be a positive integer, got "${options.limit}".`);
+  const { store, close } = await openRunsStore(options.db);
+  try {
+    const filter: { status?: RunStatus; limit: number } = { limit };
+    if (options.status) filter.status = options.status as RunStatus;
+    const records = await store.listRuns(filter);
+    const rows = await Promise.all(
+      records.map(async (run) => ({
+        runId: run.id,
+        status: run.status,
+        stopReason: run.stopReason,
+        createdAt: run.createdAt,
+        steps: run.stepCount,
+        pending: (await buildRunView(store, run.id)).pending,
+      })),
+    );
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify(rows)}\n`);
+      return 0;
+    }
+    if (rows.length === 0) process.stdout.write("No runs.\n");
+    for (const row of rows) {
+      const pending = row.pending.length
+        ? `  pending: ${row.pending.map((p) => `${p.callId} ${p.name}`).join(", ")}`
+        : "";
+      process.stdout.write(
+        `${row.runId}  ${row.status.padEnd(8)}  ${String(row.stopReason ?? "").padEnd(18)}  ${row.createdAt}${pending}\n`,
+      );
+    }
+    return 0;
+  } finally {
+    await close();
+  }
+}
+
+/** `runs show <runId>`: a run's steps, calls, results and approvals. */
+async function showRun(runId: string, options: ShowOptions): Promise<number> {
+  const { store, close } = await openRunsStore(options.db);
+  try {
+    const view = await buildRunView(store, runId).catch((error) => {
+      throw asCliError(error);
+    });
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify(view)}\n`);
+      return 0;
+    }
+    process.stdout.write(`Run ${view.runId}: ${view.status} (${view.stopReason ?? "-"})\n`);
+    for (const [i, step] of view.steps.entries()) {
+      process.stdout.write(`step ${i + 1}\n`);
+      for (const call of step.calls) {
+        const approval = call.approval
+          ? ` [${call.approval.decision}${call.approval.by ? ` by ${call.approval.by}` : ""}]`
+          : "";
+        process.stdout.write(`  ${call.id} ${call.name} ${JSON.stringify(call.arguments)}${approval}\n`);
+        if (call.result) {
+          const text = call.result.content.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join(" ");
+          process.stdout.write(`    ${call.result.isError ? "error: " : ""}${text.slice(0, 300)}\n`);
+        }
+      }
+    }
+    if (view.answer !== null) process.stdout.write(`answer: ${view.answer}\n`);
+    return 0;
+  } finally {
+    await close();
+  }
+}
+
+/** `runs approve <runId> <callId>`: optionally with edited arguments, which the agent validates again. */
+async function approveCall(runId: string, callId: string, options: ApproveOptions): Promise<number> {
+  let edited: Record<string, unknown> | undefined;
+  if (options.args !== undefined) {
+    const parsed = parseJsonOption(options.args, "--args");
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed))
+      throw new CliError("--args must be a JSON object.");
+    edited = parsed as Record<string, unknown>;
+  }
+  return withRunAgent(runId, options.db, async ({ agent }) => {
+    const result = await agent.approve(runId, callId, {
+      by: options.by ?? os.userInfo().username,
+      ...(edited ? { arguments: edited } : {}),
+    });
+    printDecision(runId, result, options.json === true, options.db);
+    return 0;
+  });
+}
+
+/** `runs deny <runId> <callId>`: the model sees the reason. */
+function denyCall(runId: string, callId: string, options: DenyOptions): Promise<number> {
+  return withRunAgent(runId, options.db, async ({ agent }) => {
+    const result = await agent.deny(runId, callId, {
+      by: options.by ?? os.userInfo().username,
+      ...(options.reason !== undefined ? { reason: options.reason } : {}),
+    });
+    printDecision(runId, result, options.json === true, options.db);
+    return 0;
+  });
+}
+
+/** `runs resume <runId>`: go on once every pending call is decided (or after the process that drove it died). */
+function resumeRun(runId: string, options: ResumeOptions): Promise<number> {
+  return withRunAgent(runId, options.db, async ({ agent, store }) => {
+    const handle = agent.resume(runId);
+    for await (const event of handle) {
+      const line = options.json ? undefined : describeEvent(event);
+      if (line) process.stderr.write(`${line}\n`);
+    }
+    const view = await handle.result;
+    return printRunView(view, options.json === true, (await store.getRun(runId))?.error, { db: options.db });
+  });
+}
+
+/** `toolbridge runs …`: each subcommand's flags, then its action above. */
 export function registerRunsCommand(program: Command): void {
   const runs = program.command("runs").description("list, inspect, approve, deny and resume agent runs");
 
@@ -86,48 +205,7 @@ export function registerRunsCommand(program: Command): void {
       "--db <file|url>",
       "SQLite file or postgres:// URL (default: $TOOLBRIDGE_DB_URL, the config's db)",
     )
-    .action((options: DbOption & { status?: string; limit?: string; json?: boolean }) =>
-      runCommand(async () => {
-        if (options.status && !STATUSES.includes(options.status as RunStatus)) {
-          throw new CliError(`--status must be one of ${STATUSES.join(", ")}, got "${options.status}".`);
-        }
-        const limit = options.limit ? Number(options.limit) : 20;
-        if (!Number.isInteger(limit) || limit < 1)
-          throw new CliError(`--limit must be a positive integer, got "${options.limit}".`);
-        const { store, close } = await openRunsStore(options.db);
-        try {
-          const filter: { status?: RunStatus; limit: number } = { limit };
-          if (options.status) filter.status = options.status as RunStatus;
-          const records = await store.listRuns(filter);
-          const rows = await Promise.all(
-            records.map(async (run) => ({
-              runId: run.id,
-              status: run.status,
-              stopReason: run.stopReason,
-              createdAt: run.createdAt,
-              steps: run.stepCount,
-              pending: (await buildRunView(store, run.id)).pending,
-            })),
-          );
-          if (options.json) {
-            process.stdout.write(`${JSON.stringify(rows)}\n`);
-            return 0;
-          }
-          if (rows.length === 0) process.stdout.write("No runs.\n");
-          for (const row of rows) {
-            const pending = row.pending.length
-              ? `  pending: ${row.pending.map((p) => `${p.callId} ${p.name}`).join(", ")}`
-              : "";
-            process.stdout.write(
-              `${row.runId}  ${row.status.padEnd(8)}  ${String(row.stopReason ?? "").padEnd(18)}  ${row.createdAt}${pending}\n`,
-            );
-          }
-          return 0;
-        } finally {
-          await close();
-        }
-      }),
-    );
+    .action((options: ListOptions) => runCommand(() => listRuns(options)));
 
   runs
     .command("show")
@@ -138,42 +216,7 @@ export function registerRunsCommand(program: Command): void {
       "--db <file|url>",
       "SQLite file or postgres:// URL (default: $TOOLBRIDGE_DB_URL, the config's db)",
     )
-    .action((runId: string, options: DbOption & { json?: boolean }) =>
-      runCommand(async () => {
-        const { store, close } = await openRunsStore(options.db);
-        try {
-          const view = await buildRunView(store, runId).catch((error) => {
-            throw asCliError(error);
-          });
-          if (options.json) {
-            process.stdout.write(`${JSON.stringify(view)}\n`);
-            return 0;
-          }
-          process.stdout.write(`Run ${view.runId}: ${view.status} (${view.stopReason ?? "-"})\n`);
-          for (const [i, step] of view.steps.entries()) {
-            process.stdout.write(`step ${i + 1}\n`);
-            for (const call of step.calls) {
-              const approval = call.approval
-                ? ` [${call.approval.decision}${call.approval.by ? ` by ${call.approval.by}` : ""}]`
-                : "";
-              process.stdout.write(
-                `  ${call.id} ${call.name} ${JSON.stringify(call.arguments)}${approval}\n`,
-              );
-              if (call.result) {
-                const text = call.result.content
-                  .map((b) => (b.type === "text" ? b.text : `[${b.type}]`))
-                  .join(" ");
-                process.stdout.write(`    ${call.result.isError ? "error: " : ""}${text.slice(0, 300)}\n`);
-              }
-            }
-          }
-          if (view.answer !== null) process.stdout.write(`answer: ${view.answer}\n`);
-          return 0;
-        } finally {
-          await close();
-        }
-      }),
-    );
+    .action((runId: string, options: ShowOptions) => runCommand(() => showRun(runId, options)));
 
   runs
     .command("approve")
@@ -187,25 +230,8 @@ export function registerRunsCommand(program: Command): void {
       "--db <file|url>",
       "SQLite file or postgres:// URL (default: $TOOLBRIDGE_DB_URL, the config's db)",
     )
-    .action(
-      (runId: string, callId: string, options: DbOption & { args?: string; by?: string; json?: boolean }) =>
-        runCommand(async () => {
-          let edited: Record<string, unknown> | undefined;
-          if (options.args !== undefined) {
-            const parsed = parseJsonOption(options.args, "--args");
-            if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed))
-              throw new CliError("--args must be a JSON object.");
-            edited = parsed as Record<string, unknown>;
-          }
-          return withRunAgent(runId, options.db, async ({ agent }) => {
-            const result = await agent.approve(runId, callId, {
-              by: options.by ?? os.userInfo().username,
-              ...(edited ? { arguments: edited } : {}),
-            });
-            printDecision(runId, result, options.json === true, options.db);
-            return 0;
-          });
-        }),
+    .action((runId: string, callId: string, options: ApproveOptions) =>
+      runCommand(() => approveCall(runId, callId, options)),
     );
 
   runs
@@ -220,18 +246,8 @@ export function registerRunsCommand(program: Command): void {
       "--db <file|url>",
       "SQLite file or postgres:// URL (default: $TOOLBRIDGE_DB_URL, the config's db)",
     )
-    .action(
-      (runId: string, callId: string, options: DbOption & { reason?: string; by?: string; json?: boolean }) =>
-        runCommand(() =>
-          withRunAgent(runId, options.db, async ({ agent }) => {
-            const result = await agent.deny(runId, callId, {
-              by: options.by ?? os.userInfo().username,
-              ...(options.reason !== undefined ? { reason: options.reason } : {}),
-            });
-            printDecision(runId, result, options.json === true, options.db);
-            return 0;
-          }),
-        ),
+    .action((runId: string, callId: string, options: DenyOptions) =>
+      runCommand(() => denyCall(runId, callId, options)),
     );
 
   runs
@@ -243,19 +259,5 @@ export function registerRunsCommand(program: Command): void {
       "--db <file|url>",
       "SQLite file or postgres:// URL (default: $TOOLBRIDGE_DB_URL, the config's db)",
     )
-    .action((runId: string, options: DbOption & { json?: boolean }) =>
-      runCommand(() =>
-        withRunAgent(runId, options.db, async ({ agent, store }) => {
-          const handle = agent.resume(runId);
-          for await (const event of handle) {
-            const line = options.json ? undefined : describeEvent(event);
-            if (line) process.stderr.write(`${line}\n`);
-          }
-          const view = await handle.result;
-          return printRunView(view, options.json === true, (await store.getRun(runId))?.error, {
-            db: options.db,
-          });
-        }),
-      ),
-    );
+    .action((runId: string, options: ResumeOptions) => runCommand(() => resumeRun(runId, options)));
 }

@@ -8,13 +8,12 @@ import { describeServedRoutes } from "../../server/served-routes.js";
 import { ServerConfigError, startServer } from "../../server/start-server.js";
 import type { ApprovalPolicyConfig } from "../../tools/approval-policy.js";
 import { CliError, runCommand } from "../cli-error.js";
-import { loadToolSettings, TOOL_SETTINGS_FOLLOW_MS } from "../load-tool-settings.js";
 import { addModelOptions, type ModelFlags } from "../model-options.js";
 import { type LazyDatabase, mcpApprovalStoreSource } from "../open-store.js";
 import type { Runtime } from "../runtime.js";
 import { serveModelCatalog } from "../serve-models.js";
+import { loadToolsModule } from "../tools-module.js";
 import { createToolsRuntime } from "../tools-runtime.js";
-import { loadToolsModule } from "./run.js";
 
 interface ServeOptions extends ModelFlags {
   port: string;
@@ -105,7 +104,6 @@ export function registerServeCommand(program: Command): void {
         // stops the start with its reason.
         const database = runtime.database;
         let runs: RunService | undefined;
-        let stopFollowing: (() => void) | undefined;
         try {
           if (database.location.kind === "postgres") await database.open();
           const builtinTools = new Set(
@@ -118,14 +116,7 @@ export function registerServeCommand(program: Command): void {
           // Tool settings live in the database; one that does not exist yet holds none, and is created by the first
           // change (serving without changing anything creates no database). Followed, so another instance's changes
           // (or one made while this one runs) apply here too.
-          const loaded = await loadToolSettings({
-            registry: runtime.registry,
-            database,
-            configuredPolicies: runtime.config.mcp?.approvals,
-            followEveryMs: TOOL_SETTINGS_FOLLOW_MS,
-          });
-          stopFollowing = loaded.stop;
-          const settings = loaded.settings;
+          const settings = await runtime.withToolSettings({ follow: true });
           const approvals = mcpApprovalsFromConfig(
             { ...runtime.config.mcp, approvals: settings.approval },
             await mcpApprovalStoreSource(database),
@@ -188,7 +179,6 @@ export function registerServeCommand(program: Command): void {
           await server.close();
           return 0;
         } finally {
-          stopFollowing?.();
           // On PostgreSQL the runs this instance drives are handed to the others (RunService.close).
           await runs?.close();
           await runtime.close();

@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import { decodeArguments } from "../core/decode-call-object.js";
 import { resultToJsonValue, resultToText } from "../core/render-helpers.js";
+import { decodeCallArguments } from "../decode-call-arguments.js";
 import type { ToolCall, ToolResultItem } from "../types.js";
 
 export interface ToolCallsEnvelope {
@@ -26,7 +26,7 @@ export function fromToolCallsEnvelope(
   createId: (index: number) => string = (i) => `call_${i}`,
 ): ToolCall[] {
   return env.tool_calls.map((c, i) => {
-    const args = decodeArguments(c.arguments);
+    const args = decodeCallArguments(c.arguments);
     return { id: c.id ?? createId(i), name: c.name, arguments: args.ok ? args.value : {} };
   });
 }

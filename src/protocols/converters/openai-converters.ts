@@ -1,20 +1,17 @@
-import { decodeArguments } from "../core/decode-call-object.js";
+// OpenAI's wire shapes are the openai SDK's own types (a type import: nothing of the SDK loads with the protocols).
+import type {
+  ChatCompletionMessageFunctionToolCall,
+  ChatCompletionToolMessageParam,
+} from "openai/resources/chat/completions";
 import { resultToText } from "../core/render-helpers.js";
+import { decodeCallArguments } from "../decode-call-arguments.js";
 import type { ToolCall, ToolResultItem } from "../types.js";
 
 /** OpenAI Chat Completions `tool_calls[]` entry. */
-export interface OpenAIToolCall {
-  id: string;
-  type: "function";
-  function: { name: string; arguments: string };
-}
+export type OpenAIToolCall = ChatCompletionMessageFunctionToolCall;
 
-/** OpenAI `role: "tool"` message. */
-export interface OpenAIToolMessage {
-  role: "tool";
-  tool_call_id: string;
-  content: string;
-}
+/** OpenAI `role: "tool"` message, its content as text (what these converters write and read). */
+export type OpenAIToolMessage = ChatCompletionToolMessageParam & { content: string };
 
 export function toOpenAIToolCalls(calls: readonly ToolCall[]): OpenAIToolCall[] {
   return calls.map((c) => ({
@@ -27,7 +24,7 @@ export function toOpenAIToolCalls(calls: readonly ToolCall[]): OpenAIToolCall[] 
 /** OpenAI tool calls → calls. Arguments are a JSON string; broken JSON is repaired, else `{}`. */
 export function fromOpenAIToolCalls(toolCalls: readonly OpenAIToolCall[]): ToolCall[] {
   return toolCalls.map((tc) => {
-    const args = decodeArguments(tc.function.arguments);
+    const args = decodeCallArguments(tc.function.arguments);
     return { id: tc.id, name: tc.function.name, arguments: args.ok ? args.value : {} };
   });
 }

@@ -6,6 +6,7 @@ import {
   type ScanStatus,
 } from "./json-scanner.js";
 import { isWs, partialMarkerSuffix } from "./match-pattern.js";
+import { readSteps, type Step } from "./read-steps.js";
 import type { EngineContext, FeedResult, Region } from "./stream-engine.js";
 import { TextPieces } from "./text-pieces.js";
 
@@ -157,9 +158,9 @@ export class CallBodyRegion implements Region, JsonScanHooks {
         this.more.pos = text.length;
         return this.more;
       }
-      return this.afterScan(text, from, st) ?? this.step(text, this.scanner!.end, final);
+      return this.afterScan(text, from, st) ?? this.readOn(text, this.scanner!.end, final);
     }
-    return this.step(text, from, final);
+    return this.readOn(text, from, final);
   }
 
   /**
@@ -185,113 +186,130 @@ export class CallBodyRegion implements Region, JsonScanHooks {
     return null;
   }
 
-  private step(text: string, from: number, final: boolean): FeedResult {
-    let i = from;
-    const n = text.length;
-    for (;;) {
-      switch (this.phase) {
-        case "lead": {
-          let j = i;
-          while (j < n && isWs(text.charCodeAt(j))) j++;
-          if (j < n && text.startsWith(FENCE, j) && !this.fenceOpen) {
-            let k = j + 3;
-            while (k < n && /[A-Za-z_]/.test(text[k]!)) k++;
-            if (k === n && !final) return this.hold(text, i, j);
-            this.fenceOpen = true;
-            this.raw += text.slice(i, k);
-            i = k;
-            continue;
-          }
-          if (j === n || (!final && n - j < 3 && FENCE.startsWith(text.slice(j)) && !this.fenceOpen)) {
-            if (final) return { pos: n, done: false };
-            return this.hold(text, i, j);
-          }
-          const c = text[j]!;
-          if (this.valueStart === "*" || this.valueStart.includes(c)) {
-            this.raw += text.slice(i, j);
-            i = j;
-            this.startValue(i);
-            this.phase = "value";
-            continue;
-          }
-          if (this.cfg.namedCall && this.cfg.closer && text.startsWith(this.cfg.closer, j)) {
-            // `name()` — a call without arguments
-            this.raw += text.slice(i, j + this.cfg.closer.length);
-            const { index, name } = this.cfg.namedCall;
-            this.ctx.endCall(index, { id: "", name, arguments: {} }, this.raw, false);
-            return { pos: j + this.cfg.closer.length, done: true };
-          }
-          if (this.cfg.onNonValue === "revert")
-            return { pos: j, done: false, revert: this.raw + text.slice(i, j) };
-          this.raw += text.slice(i, j);
-          i = j;
-          this.phase = "skip";
-          continue;
-        }
-        case "value": {
-          const r = this.afterScan(text, i, this.scanner!.scan(text, i, final));
-          if (r !== null) return r;
-          i = this.scanner!.end;
-          continue;
-        }
-        case "trail": {
-          let j = i;
-          while (j < n && isWs(text.charCodeAt(j))) j++;
-          if (j === n) return final ? { pos: i, done: true } : { pos: i, done: false };
-          const rest = n - j;
-          const fence = this.fenceOpen ? tryMarker(text, j, FENCE, final) : "no";
-          if (fence === "yes") {
-            this.fenceOpen = false;
-            i = j + 3;
-            continue;
-          }
-          const close = tryMarker(text, j, this.cfg.closer, final);
-          if (close === "yes") {
-            i = j + this.cfg.closer!.length;
-            if (!this.cfg.endMarker) return { pos: i, done: true };
-            continue;
-          }
-          const endM = tryMarker(text, j, this.cfg.endMarker, final);
-          if (endM === "yes") return { pos: j + this.cfg.endMarker!.length, done: true };
-          if (fence === "partial" || close === "partial" || endM === "partial")
-            return { pos: i, done: false };
-          const c = text[j]!;
-          if (this.cfg.separators?.includes(c)) {
-            i = j + 1;
-            if (!this.cfg.multiple) return { pos: i, done: true };
-            continue;
-          }
-          if (this.cfg.multiple && this.valueStart.includes(c)) {
-            i = j;
-            this.startValue(i);
-            this.phase = "value";
-            continue;
-          }
-          if (this.cfg.endMarker) {
-            // Stray text before the end marker (an extra brace): swallow it when the marker follows closely.
-            const idx = text.indexOf(this.cfg.endMarker, j);
-            if (idx >= 0 && idx - j <= 64) return { pos: idx + this.cfg.endMarker.length, done: true };
-            if (idx < 0 && rest < 64 + this.cfg.endMarker.length && !final) return { pos: i, done: false };
-          }
-          return { pos: i, done: true };
-        }
-        case "skip": {
-          const stop = this.cfg.endMarker ?? this.cfg.closer ?? "\n";
-          const idx = text.indexOf(stop, i);
-          if (idx >= 0) {
-            this.raw += text.slice(i, idx + stop.length);
-            this.reportError(
-              `${this.cfg.what} is not a JSON value; send the call again as ${this.cfg.example}`,
-            );
-            return { pos: idx + stop.length, done: true };
-          }
-          const hold = final ? 0 : partialMarkerSuffix(text, i, stop);
-          // What is skipped is quoted in the error only: keep its start, not megabytes of it.
-          if (this.raw.length < MAX_SKIPPED_RAW) this.raw += text.slice(i, n - hold);
-          return { pos: n - hold, done: false };
-        }
-      }
+  /** Reads on from `from` phase after phase until a phase answers. */
+  private readOn(text: string, from: number, final: boolean): FeedResult {
+    return readSteps(from, (i) => this.readPhase(text, i, final));
+  }
+
+  /** Reads from `i` in the current phase: where to go on (the phase may have changed), or what to answer. */
+  private readPhase(text: string, i: number, final: boolean): Step {
+    switch (this.phase) {
+      case "lead":
+        return this.readLead(text, i, final);
+      case "value":
+        return this.readValue(text, i, final);
+      case "trail":
+        return this.readTrail(text, i, final);
+      case "skip":
+        return this.skipNonValue(text, i, final);
     }
+  }
+
+  /** Before a value: an opening code fence, the value, `name()` without arguments, or what is no value. */
+  private readLead(text: string, i: number, final: boolean): Step {
+    const n = text.length;
+    let j = i;
+    while (j < n && isWs(text.charCodeAt(j))) j++;
+    if (j < n && text.startsWith(FENCE, j) && !this.fenceOpen) {
+      let k = j + 3;
+      while (k < n && /[A-Za-z_]/.test(text[k]!)) k++;
+      if (k === n && !final) return this.hold(text, i, j);
+      this.fenceOpen = true;
+      this.raw += text.slice(i, k);
+      i = k;
+      return i;
+    }
+    if (j === n || (!final && n - j < 3 && FENCE.startsWith(text.slice(j)) && !this.fenceOpen)) {
+      if (final) return { pos: n, done: false };
+      return this.hold(text, i, j);
+    }
+    const c = text[j]!;
+    if (this.valueStart === "*" || this.valueStart.includes(c)) {
+      this.raw += text.slice(i, j);
+      i = j;
+      this.startValue(i);
+      this.phase = "value";
+      return i;
+    }
+    if (this.cfg.namedCall && this.cfg.closer && text.startsWith(this.cfg.closer, j)) {
+      // `name()` — a call without arguments
+      this.raw += text.slice(i, j + this.cfg.closer.length);
+      const { index, name } = this.cfg.namedCall;
+      this.ctx.endCall(index, { id: "", name, arguments: {} }, this.raw, false);
+      return { pos: j + this.cfg.closer.length, done: true };
+    }
+    if (this.cfg.onNonValue === "revert") return { pos: j, done: false, revert: this.raw + text.slice(i, j) };
+    this.raw += text.slice(i, j);
+    i = j;
+    this.phase = "skip";
+    return i;
+  }
+
+  /** The value, scanned on from `i` (the hot path of the middle of a value is in `feed`). */
+  private readValue(text: string, i: number, final: boolean): Step {
+    const r = this.afterScan(text, i, this.scanner!.scan(text, i, final));
+    if (r !== null) return r;
+    i = this.scanner!.end;
+    return i;
+  }
+
+  /** After a value: a closing fence, the closer, the end marker, a separator or (multiple) the next value. */
+  private readTrail(text: string, i: number, final: boolean): Step {
+    const n = text.length;
+    let j = i;
+    while (j < n && isWs(text.charCodeAt(j))) j++;
+    if (j === n) return final ? { pos: i, done: true } : { pos: i, done: false };
+    const rest = n - j;
+    const fence = this.fenceOpen ? tryMarker(text, j, FENCE, final) : "no";
+    if (fence === "yes") {
+      this.fenceOpen = false;
+      i = j + 3;
+      return i;
+    }
+    const close = tryMarker(text, j, this.cfg.closer, final);
+    if (close === "yes") {
+      i = j + this.cfg.closer!.length;
+      if (!this.cfg.endMarker) return { pos: i, done: true };
+      return i;
+    }
+    const endM = tryMarker(text, j, this.cfg.endMarker, final);
+    if (endM === "yes") return { pos: j + this.cfg.endMarker!.length, done: true };
+    if (fence === "partial" || close === "partial" || endM === "partial") return { pos: i, done: false };
+    const c = text[j]!;
+    if (this.cfg.separators?.includes(c)) {
+      i = j + 1;
+      if (!this.cfg.multiple) return { pos: i, done: true };
+      return i;
+    }
+    if (this.cfg.multiple && this.valueStart.includes(c)) {
+      i = j;
+      this.startValue(i);
+      this.phase = "value";
+      return i;
+    }
+    if (this.cfg.endMarker) {
+      // Stray text before the end marker (an extra brace): swallow it when the marker follows closely.
+      const idx = text.indexOf(this.cfg.endMarker, j);
+      if (idx >= 0 && idx - j <= 64) return { pos: idx + this.cfg.endMarker.length, done: true };
+      if (idx < 0 && rest < 64 + this.cfg.endMarker.length && !final) return { pos: i, done: false };
+    }
+    return { pos: i, done: true };
+  }
+
+  /** What is no value, up to the end marker (or closer, or line end), reported as a parse error. */
+  private skipNonValue(text: string, i: number, final: boolean): Step {
+    const n = text.length;
+    const stop = this.cfg.endMarker ?? this.cfg.closer ?? "\n";
+    const idx = text.indexOf(stop, i);
+    if (idx >= 0) {
+      this.raw += text.slice(i, idx + stop.length);
+      this.reportError(`${this.cfg.what} is not a JSON value; send the call again as ${this.cfg.example}`);
+      return { pos: idx + stop.length, done: true };
+    }
+    const hold = final ? 0 : partialMarkerSuffix(text, i, stop);
+    // What is skipped is quoted in the error only: keep its start, not megabytes of it.
+    if (this.raw.length < MAX_SKIPPED_RAW) this.raw += text.slice(i, n - hold);
+    return { pos: n - hold, done: false };
   }
 
   finish(): void {

@@ -1,4 +1,4 @@
-import { parseJsonLenient } from "./parse-json-lenient.js";
+import { readCallArguments } from "../decode-call-arguments.js";
 
 export type DecodedCall =
   | { ok: true; name: string; arguments: Record<string, unknown>; id?: string; repaired: boolean }
@@ -43,31 +43,8 @@ export function decodeCallObject(value: unknown, example: string): DecodedCall {
       break;
     }
   }
-  const args = decodeArguments(rawArgs);
-  if (!args.ok)
-    return { ok: false, error: `the arguments of "${name}" ${args.error}; send the call as ${example}` };
+  const args = readCallArguments(rawArgs, `the arguments of "${name}"`);
+  if (!args.ok) return { ok: false, error: `${args.error}; send the call as ${example}` };
   const id = typeof obj.id === "string" && obj.id !== "" ? obj.id : undefined;
   return { ok: true, name, arguments: args.value, repaired: args.repaired, ...(id ? { id } : {}) };
-}
-
-export type DecodedArguments =
-  | { ok: true; value: Record<string, unknown>; repaired: boolean }
-  | { ok: false; error: string };
-
-/** Arguments as an object; a JSON string holding an object is decoded (double encoding); absent → `{}`. */
-export function decodeArguments(raw: unknown, depth = 0): DecodedArguments {
-  if (raw === undefined || raw === null) return { ok: true, value: {}, repaired: false };
-  if (isRecord(raw)) return { ok: true, value: raw, repaired: false };
-  if (typeof raw === "string") {
-    if (raw.trim() === "") return { ok: true, value: {}, repaired: false };
-    const parsed = parseJsonLenient(raw);
-    if (parsed.ok && isRecord(parsed.value))
-      return { ok: true, value: parsed.value, repaired: parsed.repaired };
-    // Encoded twice (a JSON string of a JSON string): one more level, never more.
-    if (parsed.ok && !parsed.repaired && typeof parsed.value === "string" && depth < 2) {
-      return decodeArguments(parsed.value, depth + 1);
-    }
-    return { ok: false, error: "are a string that does not hold a JSON object" };
-  }
-  return { ok: false, error: `must be a JSON object, not ${Array.isArray(raw) ? "an array" : typeof raw}` };
 }

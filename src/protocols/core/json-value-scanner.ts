@@ -4,7 +4,7 @@ import { type JsonScanHooks, JsonScanner, type ScanStatus } from "./json-scanner
 /**
  * A `ValueScanner` for bodies that are a call's arguments: an object (read by the resumable `JsonScanner`) or, when a
  * model double-encodes them, a JSON string holding the object (`"{\"city\": \"Paris\"}"`), read here to its closing
- * quote. Use with `valueStart: '{"'`; `decodeArguments` then unwraps the string.
+ * quote. Use with `valueStart: '{"'`; `readCallArguments` then unwraps the string.
  */
 export class JsonValueScanner implements ValueScanner {
   private readonly inner: JsonScanner;

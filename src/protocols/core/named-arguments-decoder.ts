@@ -1,5 +1,5 @@
+import { readCallArguments } from "../decode-call-arguments.js";
 import type { DecodeOutcome } from "./call-body-region.js";
-import { decodeArguments } from "./decode-call-object.js";
 import { parseJsonLenient } from "./parse-json-lenient.js";
 
 /**
@@ -11,8 +11,8 @@ export function namedArgumentsDecoder(name: string) {
   return (raw: string): DecodeOutcome => {
     const parsed = parseJsonLenient(raw);
     if (!parsed.ok) return { error: parsed.error };
-    const args = decodeArguments(parsed.value);
-    if (!args.ok) return { error: `the arguments ${args.error}` };
+    const args = readCallArguments(parsed.value);
+    if (!args.ok) return { error: args.error };
     return {
       items: [{ kind: "call", name, arguments: args.value, repaired: parsed.repaired || args.repaired }],
     };

@@ -1,6 +1,7 @@
+import { readCallArguments } from "../decode-call-arguments.js";
 import { coerceArgumentsBySchema } from "./coerce-by-schema.js";
-import { decodeArguments } from "./decode-call-object.js";
 import { isWs, partialMarkerSuffix } from "./match-pattern.js";
+import { readSteps, type Step } from "./read-steps.js";
 import type { EngineContext, FeedResult, Region } from "./stream-engine.js";
 import { decodeTextValue, propertySchema } from "./text-value-codec.js";
 
@@ -159,189 +160,230 @@ export class TaggedCallRegion implements Region {
 
   feed(text: string, from: number, final: boolean): FeedResult {
     if (this.delegate) return this.delegate.feed(text, from, final);
+    return readSteps(from, (i) => this.step(text, i, final));
+  }
+
+  /** Reads from `i` in the current state: where to go on (the state may have changed), or what to answer. */
+  private step(text: string, i: number, final: boolean): Step {
+    switch (this.state) {
+      case "head":
+        return this.readHead(text, i, final);
+      case "between":
+        return this.readBetweenCalls(text, i, final);
+      case "callName":
+        return this.readCallName(text, i, final);
+      case "call":
+        return this.readCallBody(text, i, final);
+      case "key":
+        return this.readKey(text, i, final);
+      case "valueOpen":
+        return this.readValueOpen(text, i, final);
+      case "value":
+        return this.readValue(text, i, final);
+      case "fence":
+        return this.readClosingFence(text, i, final);
+    }
+  }
+
+  /** GLM: the name follows the section opener directly (a newline at most), up to a newline or the first key. */
+  private readHead(text: string, i: number, final: boolean): Step {
+    const n = text.length;
+    let j = i;
+    while (j < n && (text[j] === "\n" || text[j] === "\r")) j++;
+    if (j === n) {
+      i = this.take(text, i, j);
+      return { pos: n, done: false };
+    }
+    if (text[j] === "{" && this.opts.jsonFallback) return this.handOver(text, i, j, final);
+    const found = this.findHeadEnd(text, j);
+    if (found === -1 || (found === -2 && final && !HEAD_NAME_OK.test(text.slice(j)))) {
+      return { pos: i, done: false, revert: this.raw };
+    }
+    if (found === -2) {
+      // the name so far is plausible; wait for its end (bounded by MAX_NAME)
+      i = this.take(text, i, j);
+      return { pos: j, done: false };
+    }
+    const name = text.slice(j, found).trim();
+    i = this.take(text, i, found);
+    this.beginCall(name);
+    this.state = "call";
+    return i;
+  }
+
+  /** Between calls of a section: the next call, the section closer, or the end of the calls. */
+  private readBetweenCalls(text: string, i: number, final: boolean): Step {
     const syn = this.syn;
     const n = text.length;
-    let i = from;
-    for (;;) {
-      switch (this.state) {
-        case "head": {
-          // GLM: the name follows the opener directly (a newline at most), up to a newline or the first key.
-          let j = i;
-          while (j < n && (text[j] === "\n" || text[j] === "\r")) j++;
-          if (j === n) {
-            i = this.take(text, i, j);
-            return { pos: n, done: false };
-          }
-          if (text[j] === "{" && this.opts.jsonFallback) return this.handOver(text, i, j, final);
-          const found = this.findHeadEnd(text, j);
-          if (found === -1 || (found === -2 && final && !HEAD_NAME_OK.test(text.slice(j)))) {
-            return { pos: i, done: false, revert: this.raw };
-          }
-          if (found === -2) {
-            // the name so far is plausible; wait for its end (bounded by MAX_NAME)
-            i = this.take(text, i, j);
-            return { pos: j, done: false };
-          }
-          const name = text.slice(j, found).trim();
-          i = this.take(text, i, found);
-          this.beginCall(name);
-          this.state = "call";
-          continue;
-        }
-        case "between": {
-          i = this.take(text, i, skipWs(text, i));
-          if (i === n)
-            return final && this.calls > 0 ? this.endSection(text, i, final) : { pos: n, done: false };
-          const sc = syn.sectionClose ? probe(text, i, syn.sectionClose, final) : "no";
-          if (sc === "yes") {
-            i = this.take(text, i, i + syn.sectionClose!.length);
-            return this.endSection(text, i, final);
-          }
-          const co = probe(text, i, syn.callOpen!.prefix, final);
-          if (co === "yes") {
-            i = this.take(text, i, i + syn.callOpen!.prefix.length);
-            this.state = "callName";
-            continue;
-          }
-          if (sc === "partial" || co === "partial") return { pos: i, done: false };
-          if (this.calls === 0 && text[i] === "{" && this.opts.jsonFallback)
-            return this.handOver(text, i, i, final);
-          // Not a call after all (prose that mentions the tag), or prose after the calls.
-          if (this.calls === 0) return { pos: i, done: false, revert: this.raw };
-          return this.endSection(text, i, final);
-        }
-        case "callName": {
-          const r = this.readName(text, i, syn.callOpen!, final);
-          if (r === "hold") return { pos: i, done: false };
-          if (r === null) {
-            if (this.calls === 0) return { pos: i, done: false, revert: this.raw };
-            this.ctx.emit({
-              type: "parse-error",
-              raw: this.raw,
-              message: `${syn.callOpen!.prefix} must be followed by a tool name and ${syn.callOpen!.end}; send the call as ${syn.example}`,
-            });
-            return this.endSection(text, i, final);
-          }
-          const start = this.raw.length - syn.callOpen!.prefix.length;
-          i = this.take(text, i, r.end);
-          this.beginCall(r.name, start);
-          this.state = "call";
-          continue;
-        }
-        case "call": {
-          const ws = skipWs(text, i);
-          // Inside JSON arguments written without tags, whitespace is theirs (wherever a chunk ended).
-          if (this.junk !== "") this.junk += text.slice(i, ws);
-          i = this.take(text, i, ws);
-          if (i === n) {
-            if (final && this.unconfirmed()) return { pos: i, done: false, revert: this.raw };
-            if (final && this.bodyComplete()) {
-              // Every parameter closed, only the closing tags missing: a call, as in every format.
-              this.repaired = true;
-              this.endCall();
-              return { pos: n, done: true };
-            }
-            return { pos: n, done: false };
-          }
-          const po = probe(text, i, syn.paramOpen.prefix, final);
-          if (po === "yes") {
-            this.confirm();
-            i = this.take(text, i, i + syn.paramOpen.prefix.length);
-            this.state = "key";
-            continue;
-          }
-          const cc = probe(text, i, syn.callClose, final);
-          if (cc === "yes") {
-            this.confirm();
-            i = this.take(text, i, i + syn.callClose.length);
-            this.endCall();
-            if (!syn.sectionClose) return this.endSection(text, i, final);
-            this.state = "between";
-            continue;
-          }
-          const sc = syn.sectionClose ? probe(text, i, syn.sectionClose, final) : "no";
-          if (sc === "yes") {
-            this.confirm();
-            i = this.take(text, i, i + syn.sectionClose!.length);
-            this.repaired = true;
-            this.endCall();
-            return this.endSection(text, i, final);
-          }
-          if (po === "partial" || cc === "partial" || sc === "partial") return { pos: i, done: false };
-          // A bare `<function=f>` or `<tool_call>f` followed by prose was a mention, not a call.
-          if (this.unconfirmed() && text[i] !== "{") return { pos: i, done: false, revert: this.raw };
-          this.confirm();
-          // Text that is no tag: kept aside (it may be JSON arguments) up to the next `<`.
-          const lt = text.indexOf("<", i + 1);
-          const to = lt === -1 ? n : lt;
-          this.junk += text.slice(i, to);
-          i = this.take(text, i, to);
-          if (i === n) return { pos: n, done: false };
-          continue;
-        }
-        case "key": {
-          const r = this.readName(text, i, syn.paramOpen, final);
-          if (r === "hold") return { pos: i, done: false };
-          if (r === null) {
-            this.junk += syn.paramOpen.prefix;
-            this.state = "call";
-            continue;
-          }
-          i = this.take(text, i, r.end);
-          this.key = r.name;
-          if (syn.isStringParam?.(r.raw)) this.stringKeys.add(r.name);
-          else this.stringKeys.delete(r.name);
-          this.value = "";
-          this.state = syn.valueOpen ? "valueOpen" : "value";
-          continue;
-        }
-        case "valueOpen": {
-          let j = i;
-          while (j < n && isWs(text.charCodeAt(j))) j++;
-          if (j === n) return { pos: i, done: false };
-          const vo = probe(text, j, syn.valueOpen!, final);
-          if (vo === "partial") return { pos: i, done: false };
-          if (vo === "yes") i = this.take(text, i, j + syn.valueOpen!.length);
-          else this.repaired = true;
-          this.state = "value";
-          continue;
-        }
-        case "value": {
-          const inString = !this.stringsRelaxed && this.stringKeys.has(this.key);
-          const r = this.scanValue(text, i, final, inString ? this.stringTerminators : this.terminators);
-          this.value += text.slice(i, r.pos);
-          i = this.take(text, i, r.pos);
-          if (!r.term) return { pos: i, done: false };
-          // A value cut short by the next parameter's tag loses the line break that stood before the tag.
-          this.params.push([this.key, r.term.action === "next" ? this.value.trimEnd() : this.value]);
-          this.value = "";
-          if (r.term.action === "next") {
-            this.repaired = true;
-            this.state = "call";
-            continue;
-          }
-          i = this.take(text, i, i + r.term.marker.length);
-          if (r.term.action === "param") {
-            this.state = "call";
-            continue;
-          }
-          this.repaired = true;
-          this.endCall();
-          if (r.term.action === "section" || !syn.sectionClose) return this.endSection(text, i, final);
-          this.state = "between";
-          continue;
-        }
-        case "fence": {
-          let j = i;
-          while (j < n && isWs(text.charCodeAt(j))) j++;
-          if (j === n) return final ? { pos: i, done: true } : { pos: i, done: false };
-          const f = probe(text, j, FENCE, final);
-          if (f === "partial") return { pos: i, done: false };
-          if (f === "yes") i = this.take(text, i, j + FENCE.length);
-          return { pos: i, done: true };
-        }
-      }
+    i = this.take(text, i, skipWs(text, i));
+    if (i === n) return final && this.calls > 0 ? this.endSection(text, i, final) : { pos: n, done: false };
+    const sc = syn.sectionClose ? probe(text, i, syn.sectionClose, final) : "no";
+    if (sc === "yes") {
+      i = this.take(text, i, i + syn.sectionClose!.length);
+      return this.endSection(text, i, final);
     }
+    const co = probe(text, i, syn.callOpen!.prefix, final);
+    if (co === "yes") {
+      i = this.take(text, i, i + syn.callOpen!.prefix.length);
+      this.state = "callName";
+      return i;
+    }
+    if (sc === "partial" || co === "partial") return { pos: i, done: false };
+    if (this.calls === 0 && text[i] === "{" && this.opts.jsonFallback)
+      return this.handOver(text, i, i, final);
+    // Not a call after all (prose that mentions the tag), or prose after the calls.
+    if (this.calls === 0) return { pos: i, done: false, revert: this.raw };
+    return this.endSection(text, i, final);
+  }
+
+  /** The name in a call tag (`<function=` … `>`). */
+  private readCallName(text: string, i: number, final: boolean): Step {
+    const syn = this.syn;
+    const r = this.readName(text, i, syn.callOpen!, final);
+    if (r === "hold") return { pos: i, done: false };
+    if (r === null) {
+      if (this.calls === 0) return { pos: i, done: false, revert: this.raw };
+      this.ctx.emit({
+        type: "parse-error",
+        raw: this.raw,
+        message: `${syn.callOpen!.prefix} must be followed by a tool name and ${syn.callOpen!.end}; send the call as ${syn.example}`,
+      });
+      return this.endSection(text, i, final);
+    }
+    const start = this.raw.length - syn.callOpen!.prefix.length;
+    i = this.take(text, i, r.end);
+    this.beginCall(r.name, start);
+    this.state = "call";
+    return i;
+  }
+
+  /** Inside a call: a parameter tag, the call or section closer, or text kept aside (JSON arguments). */
+  private readCallBody(text: string, i: number, final: boolean): Step {
+    const syn = this.syn;
+    const n = text.length;
+    const ws = skipWs(text, i);
+    // Inside JSON arguments written without tags, whitespace is theirs (wherever a chunk ended).
+    if (this.junk !== "") this.junk += text.slice(i, ws);
+    i = this.take(text, i, ws);
+    if (i === n) {
+      if (final && this.unconfirmed()) return { pos: i, done: false, revert: this.raw };
+      if (final && this.bodyComplete()) {
+        // Every parameter closed, only the closing tags missing: a call, as in every format.
+        this.repaired = true;
+        this.endCall();
+        return { pos: n, done: true };
+      }
+      return { pos: n, done: false };
+    }
+    const po = probe(text, i, syn.paramOpen.prefix, final);
+    if (po === "yes") {
+      this.confirm();
+      i = this.take(text, i, i + syn.paramOpen.prefix.length);
+      this.state = "key";
+      return i;
+    }
+    const cc = probe(text, i, syn.callClose, final);
+    if (cc === "yes") {
+      this.confirm();
+      i = this.take(text, i, i + syn.callClose.length);
+      this.endCall();
+      if (!syn.sectionClose) return this.endSection(text, i, final);
+      this.state = "between";
+      return i;
+    }
+    const sc = syn.sectionClose ? probe(text, i, syn.sectionClose, final) : "no";
+    if (sc === "yes") {
+      this.confirm();
+      i = this.take(text, i, i + syn.sectionClose!.length);
+      this.repaired = true;
+      this.endCall();
+      return this.endSection(text, i, final);
+    }
+    if (po === "partial" || cc === "partial" || sc === "partial") return { pos: i, done: false };
+    // A bare `<function=f>` or `<tool_call>f` followed by prose was a mention, not a call.
+    if (this.unconfirmed() && text[i] !== "{") return { pos: i, done: false, revert: this.raw };
+    this.confirm();
+    // Text that is no tag: kept aside (it may be JSON arguments) up to the next `<`.
+    const lt = text.indexOf("<", i + 1);
+    const to = lt === -1 ? n : lt;
+    this.junk += text.slice(i, to);
+    i = this.take(text, i, to);
+    if (i === n) return { pos: n, done: false };
+    return i;
+  }
+
+  /** The parameter name in its tag. */
+  private readKey(text: string, i: number, final: boolean): Step {
+    const syn = this.syn;
+    const r = this.readName(text, i, syn.paramOpen, final);
+    if (r === "hold") return { pos: i, done: false };
+    if (r === null) {
+      this.junk += syn.paramOpen.prefix;
+      this.state = "call";
+      return i;
+    }
+    i = this.take(text, i, r.end);
+    this.key = r.name;
+    if (syn.isStringParam?.(r.raw)) this.stringKeys.add(r.name);
+    else this.stringKeys.delete(r.name);
+    this.value = "";
+    this.state = syn.valueOpen ? "valueOpen" : "value";
+    return i;
+  }
+
+  /** The tag that opens a value after its key (GLM `<arg_value>`); a missing one is repaired. */
+  private readValueOpen(text: string, i: number, final: boolean): Step {
+    const syn = this.syn;
+    const n = text.length;
+    let j = i;
+    while (j < n && isWs(text.charCodeAt(j))) j++;
+    if (j === n) return { pos: i, done: false };
+    const vo = probe(text, j, syn.valueOpen!, final);
+    if (vo === "partial") return { pos: i, done: false };
+    if (vo === "yes") i = this.take(text, i, j + syn.valueOpen!.length);
+    else this.repaired = true;
+    this.state = "value";
+    return i;
+  }
+
+  /** A parameter value, up to the terminator that really ends it (see scanValue). */
+  private readValue(text: string, i: number, final: boolean): Step {
+    const syn = this.syn;
+    const inString = !this.stringsRelaxed && this.stringKeys.has(this.key);
+    const r = this.scanValue(text, i, final, inString ? this.stringTerminators : this.terminators);
+    this.value += text.slice(i, r.pos);
+    i = this.take(text, i, r.pos);
+    if (!r.term) return { pos: i, done: false };
+    // A value cut short by the next parameter's tag loses the line break that stood before the tag.
+    this.params.push([this.key, r.term.action === "next" ? this.value.trimEnd() : this.value]);
+    this.value = "";
+    if (r.term.action === "next") {
+      this.repaired = true;
+      this.state = "call";
+      return i;
+    }
+    i = this.take(text, i, i + r.term.marker.length);
+    if (r.term.action === "param") {
+      this.state = "call";
+      return i;
+    }
+    this.repaired = true;
+    this.endCall();
+    if (r.term.action === "section" || !syn.sectionClose) return this.endSection(text, i, final);
+    this.state = "between";
+    return i;
+  }
+
+  /** After a fenced section: its closing fence, if any. */
+  private readClosingFence(text: string, i: number, final: boolean): Step {
+    const n = text.length;
+    let j = i;
+    while (j < n && isWs(text.charCodeAt(j))) j++;
+    if (j === n) return final ? { pos: i, done: true } : { pos: i, done: false };
+    const f = probe(text, j, FENCE, final);
+    if (f === "partial") return { pos: i, done: false };
+    if (f === "yes") i = this.take(text, i, j + FENCE.length);
+    return { pos: i, done: true };
   }
 
   /** Appends `text[from..to)` to the raw text of the region and returns `to`. */
@@ -541,13 +583,13 @@ export class TaggedCallRegion implements Region {
     const junk = this.junk.trim();
     if (this.params.length === 0 && junk !== "") {
       // Arguments written as one JSON object instead of tags.
-      const d = decodeArguments(junk);
+      const d = readCallArguments(junk, `the arguments of "${cur.name}"`);
       if (!d.ok) {
         this.ctx.emit({
           type: "parse-error",
           index: cur.index,
           raw,
-          message: `the arguments of "${cur.name}" could not be read (${d.error}); send the call as ${this.syn.example}`,
+          message: `${d.error}; send the call as ${this.syn.example}`,
         });
         return;
       }

@@ -1,10 +1,10 @@
 import type { Tool } from "@modelcontextprotocol/server";
 import { CallBodyRegion, type DecodedItem, jsonScannerFactory } from "../core/call-body-region.js";
-import { decodeArguments } from "../core/decode-call-object.js";
 import { jsonCallsDecoder } from "../core/json-call-decoder.js";
 import { dropRule, reasoningPrefix, reasoningRule } from "../core/reasoning-region.js";
 import { resultToText } from "../core/render-helpers.js";
 import { StreamParser } from "../core/stream-engine.js";
+import { readCallArguments } from "../decode-call-arguments.js";
 import type { ToolCallProtocol } from "../protocol.js";
 import { extraInstructionLines, oneCallOnlyLines } from "../render/catalogue-option-lines.js";
 
@@ -26,12 +26,8 @@ function apertusCall(value: unknown): DecodedItem {
       message: `each call must be an object with exactly one key, the tool name; send the calls as ${EXAMPLE}`,
     };
   const [name, raw] = entries[0]!;
-  const args = decodeArguments(raw);
-  if (!args.ok)
-    return {
-      kind: "error",
-      message: `the arguments of "${name}" ${args.error}; send the calls as ${EXAMPLE}`,
-    };
+  const args = readCallArguments(raw, `the arguments of "${name}"`);
+  if (!args.ok) return { kind: "error", message: `${args.error}; send the calls as ${EXAMPLE}` };
   return { kind: "call", name, arguments: args.value, repaired: args.repaired };
 }
 

@@ -1,9 +1,10 @@
-import { decodeArguments } from "../core/decode-call-object.js";
 import { JsonScanner } from "../core/json-scanner.js";
 import { isWs, partialMarkerSuffix } from "../core/match-pattern.js";
+import { readSteps, type Step } from "../core/read-steps.js";
 import { dropRule } from "../core/reasoning-region.js";
 import { resultToText } from "../core/render-helpers.js";
 import type { EngineContext, FeedResult, Region } from "../core/stream-engine.js";
+import { readCallArguments } from "../decode-call-arguments.js";
 import type { ToolCallProtocol } from "../protocol.js";
 import { extraInstructionLines, oneCallOnlyLines } from "../render/catalogue-option-lines.js";
 import { functionToolJson } from "../render/function-tool-json.js";
@@ -44,6 +45,7 @@ function probe(text: string, at: number, marker: string, final: boolean): Probe 
  * The tool-calls section: `<|tool_call_begin|>id<|tool_call_argument_begin|>{json}<|tool_call_end|>`, repeated,
  * until the section end. The call id names the function; the arguments are JSON, read leniently.
  */
+
 class KimiCallsRegion implements Region {
   private state: "between" | "id" | "args" | "argsTrail" | "skip" = "between";
   private scanner: JsonScanner | null = null;
@@ -62,144 +64,169 @@ class KimiCallsRegion implements Region {
   }
 
   feed(text: string, from: number, final: boolean): FeedResult {
+    return readSteps(from, (i) => this.step(text, i, final));
+  }
+
+  /** Reads from `i` in the current state: where to go on (the state may have changed), or what to answer. */
+  private step(text: string, i: number, final: boolean): Step {
+    switch (this.state) {
+      case "between":
+        return this.readBetweenCalls(text, i, final);
+      case "id":
+        return this.readCallId(text, i, final);
+      case "skip":
+        return this.skipRejectedCall(text, i, final);
+      case "args":
+        return this.readArguments(text, i, final);
+      case "argsTrail":
+        return this.readAfterArguments(text, i, final);
+    }
+  }
+
+  /** Between calls: the next call, the section end, prose after the calls, or noise before the first. */
+  private readBetweenCalls(text: string, i: number, final: boolean): Step {
     const n = text.length;
-    let i = from;
-    for (;;) {
-      switch (this.state) {
-        case "between": {
-          let j = i;
-          while (j < n && isWs(text.charCodeAt(j))) j++;
-          i = this.take(text, i, j);
-          if (i === n) return final && this.calls > 0 ? { pos: n, done: true } : { pos: n, done: false };
-          let verdict: Probe = "no";
-          for (const end of [SECTION_END, SECTION_END_ALT]) {
-            const p = probe(text, i, end, final);
-            if (p === "yes") {
-              i = this.take(text, i, i + end.length);
-              return { pos: i, done: true };
-            }
-            if (p === "partial") verdict = "partial";
-          }
-          const cb = probe(text, i, CALL_BEGIN, final);
-          if (cb === "yes") {
-            i = this.take(text, i, i + CALL_BEGIN.length);
-            this.state = "id";
-            continue;
-          }
-          if (cb === "partial" || verdict === "partial") return { pos: i, done: false };
-          // Prose after the calls (the section end was left out) is content again.
-          if (this.calls > 0) return { pos: i, done: true };
-          // Noise between the section start and the first call is dropped.
-          const lt = text.indexOf("<", i + 1);
-          i = this.take(text, i, lt === -1 ? n : lt);
-          if (i === n) return { pos: n, done: false };
-          continue;
-        }
-        case "id": {
-          // The id runs up to the argument token; any other special token first means it is no id (markup
-          // never becomes part of a name). Held back whole until decided: bounded by MAX_ID.
-          const lt = text.indexOf("<|", i);
-          if (lt === -1 || lt - i > MAX_ID) {
-            if (n - i <= MAX_ID && lt === -1) return { pos: i, done: false };
-            i = this.badId(text, i, Math.min(n, i + MAX_ID), "is longer than an id can be");
-            if (i === n) return { pos: n, done: false };
-            continue;
-          }
-          const ab = probe(text, lt, ARGS_BEGIN, final);
-          if (ab === "partial") return { pos: i, done: false };
-          if (ab === "no") {
-            i = this.badId(text, i, lt, "is followed by markup instead of " + ARGS_BEGIN);
-            continue;
-          }
-          const id = text.slice(i, lt).trim();
-          const name = nameFromCallId(id);
-          const rawFrom = Math.max(0, this.raw.length - CALL_BEGIN.length);
-          i = this.take(text, i, lt + ARGS_BEGIN.length);
-          if (name === null) {
-            this.current = { index: -1, id, name: id, rawFrom };
-          } else {
-            const started = this.ctx.startCall(name, id);
-            this.current = { ...started, name, rawFrom };
-          }
-          this.args = "";
-          this.scanner = new JsonScanner({ isCallPath: () => false }, CALL_END);
-          this.state = "args";
-          continue;
-        }
-        case "skip": {
-          // The rest of a call whose id was rejected (its arguments), up to the next call or the section end.
-          // (one pass over the `<|` in the text: searching each marker to the end would be quadratic)
-          let at = -1;
-          for (let k = text.indexOf("<|", i); k >= 0; k = text.indexOf("<|", k + 2)) {
-            if (SKIP_UNTIL.some((m) => text.startsWith(m, k))) {
-              at = k;
-              break;
-            }
-          }
-          let hold = 0;
-          if (!final) for (const m of SKIP_UNTIL) hold = Math.max(hold, partialMarkerSuffix(text, i, m));
-          if (at === -1) {
-            i = this.take(text, i, n - hold);
-            return { pos: i, done: false };
-          }
-          i = this.take(text, i, text.startsWith(CALL_END, at) ? at + CALL_END.length : at);
-          this.state = "between";
-          continue;
-        }
-        case "args": {
-          // The arguments are scanned as JSON, so the end token inside a string does not end them.
-          const cur = this.current!;
-          const scanner = this.scanner!;
-          const st = scanner.scan(text, i, final);
-          this.addArgs(cur.index, text.slice(i, scanner.end));
-          i = this.take(text, i, scanner.end);
-          if (st === "more" || st === "hold") return { pos: i, done: false };
-          if (st === "stopped") {
-            i = this.take(text, i, i + CALL_END.length);
-            this.endCall(false);
-            this.state = "between";
-            continue;
-          }
-          this.state = "argsTrail";
-          continue;
-        }
-        case "argsTrail": {
-          const cur = this.current!;
-          let j = i;
-          while (j < n && isWs(text.charCodeAt(j))) j++;
-          if (j === n) return { pos: i, done: false };
-          const ce = probe(text, j, CALL_END, final);
-          if (ce === "yes") {
-            i = this.take(text, i, j + CALL_END.length);
-            this.endCall(false);
-            this.state = "between";
-            continue;
-          }
-          let verdict: Probe = ce;
-          for (const m of [SECTION_END, SECTION_END_ALT, CALL_BEGIN]) {
-            const p = probe(text, j, m, final);
-            if (p === "yes") {
-              // The call end token was left out: the arguments end here.
-              i = this.take(text, i, j);
-              this.endCall(true);
-              this.state = "between";
-              verdict = "yes";
-              break;
-            }
-            if (p === "partial") verdict = "partial";
-          }
-          if (verdict === "yes") continue;
-          if (verdict === "partial") return { pos: i, done: false };
-          // Trailing text (a closing code fence): part of the arguments text, decoded leniently.
-          const lt = text.indexOf("<", j + 1);
-          const to = lt === -1 ? n : lt;
-          this.addArgs(cur.index, text.slice(i, to));
-          i = this.take(text, i, to);
-          if (i === n) return { pos: n, done: false };
-          continue;
-        }
+    let j = i;
+    while (j < n && isWs(text.charCodeAt(j))) j++;
+    i = this.take(text, i, j);
+    if (i === n) return final && this.calls > 0 ? { pos: n, done: true } : { pos: n, done: false };
+    let verdict: Probe = "no";
+    for (const end of [SECTION_END, SECTION_END_ALT]) {
+      const p = probe(text, i, end, final);
+      if (p === "yes") {
+        i = this.take(text, i, i + end.length);
+        return { pos: i, done: true };
+      }
+      if (p === "partial") verdict = "partial";
+    }
+    const cb = probe(text, i, CALL_BEGIN, final);
+    if (cb === "yes") {
+      i = this.take(text, i, i + CALL_BEGIN.length);
+      this.state = "id";
+      return i;
+    }
+    if (cb === "partial" || verdict === "partial") return { pos: i, done: false };
+    // Prose after the calls (the section end was left out) is content again.
+    if (this.calls > 0) return { pos: i, done: true };
+    // Noise between the section start and the first call is dropped.
+    const lt = text.indexOf("<", i + 1);
+    i = this.take(text, i, lt === -1 ? n : lt);
+    if (i === n) return { pos: n, done: false };
+    return i;
+  }
+
+  /** The call id (`functions.name:0`), up to the argument token. */
+  private readCallId(text: string, i: number, final: boolean): Step {
+    const n = text.length;
+    // The id runs up to the argument token; any other special token first means it is no id (markup
+    // never becomes part of a name). Held back whole until decided: bounded by MAX_ID.
+    const lt = text.indexOf("<|", i);
+    if (lt === -1 || lt - i > MAX_ID) {
+      if (n - i <= MAX_ID && lt === -1) return { pos: i, done: false };
+      i = this.badId(text, i, Math.min(n, i + MAX_ID), "is longer than an id can be");
+      if (i === n) return { pos: n, done: false };
+      return i;
+    }
+    const ab = probe(text, lt, ARGS_BEGIN, final);
+    if (ab === "partial") return { pos: i, done: false };
+    if (ab === "no") {
+      i = this.badId(text, i, lt, "is followed by markup instead of " + ARGS_BEGIN);
+      return i;
+    }
+    const id = text.slice(i, lt).trim();
+    const name = nameFromCallId(id);
+    const rawFrom = Math.max(0, this.raw.length - CALL_BEGIN.length);
+    i = this.take(text, i, lt + ARGS_BEGIN.length);
+    if (name === null) {
+      this.current = { index: -1, id, name: id, rawFrom };
+    } else {
+      const started = this.ctx.startCall(name, id);
+      this.current = { ...started, name, rawFrom };
+    }
+    this.args = "";
+    this.scanner = new JsonScanner({ isCallPath: () => false }, CALL_END);
+    this.state = "args";
+    return i;
+  }
+
+  /** The rest of a call whose id was rejected, up to the next call or the section end. */
+  private skipRejectedCall(text: string, i: number, final: boolean): Step {
+    const n = text.length;
+    // The rest of a call whose id was rejected (its arguments), up to the next call or the section end.
+    // (one pass over the `<|` in the text: searching each marker to the end would be quadratic)
+    let at = -1;
+    for (let k = text.indexOf("<|", i); k >= 0; k = text.indexOf("<|", k + 2)) {
+      if (SKIP_UNTIL.some((m) => text.startsWith(m, k))) {
+        at = k;
+        break;
       }
     }
+    let hold = 0;
+    if (!final) for (const m of SKIP_UNTIL) hold = Math.max(hold, partialMarkerSuffix(text, i, m));
+    if (at === -1) {
+      i = this.take(text, i, n - hold);
+      return { pos: i, done: false };
+    }
+    i = this.take(text, i, text.startsWith(CALL_END, at) ? at + CALL_END.length : at);
+    this.state = "between";
+    return i;
+  }
+
+  /** The arguments, scanned as JSON so that the end token inside a string does not end them. */
+  private readArguments(text: string, i: number, final: boolean): Step {
+    // The arguments are scanned as JSON, so the end token inside a string does not end them.
+    const cur = this.current!;
+    const scanner = this.scanner!;
+    const st = scanner.scan(text, i, final);
+    this.addArgs(cur.index, text.slice(i, scanner.end));
+    i = this.take(text, i, scanner.end);
+    if (st === "more" || st === "hold") return { pos: i, done: false };
+    if (st === "stopped") {
+      i = this.take(text, i, i + CALL_END.length);
+      this.endCall(false);
+      this.state = "between";
+      return i;
+    }
+    this.state = "argsTrail";
+    return i;
+  }
+
+  /** After the JSON: the call end token, or where a left-out one would have been. */
+  private readAfterArguments(text: string, i: number, final: boolean): Step {
+    const n = text.length;
+    const cur = this.current!;
+    let j = i;
+    while (j < n && isWs(text.charCodeAt(j))) j++;
+    if (j === n) return { pos: i, done: false };
+    const ce = probe(text, j, CALL_END, final);
+    if (ce === "yes") {
+      i = this.take(text, i, j + CALL_END.length);
+      this.endCall(false);
+      this.state = "between";
+      return i;
+    }
+    let verdict: Probe = ce;
+    for (const m of [SECTION_END, SECTION_END_ALT, CALL_BEGIN]) {
+      const p = probe(text, j, m, final);
+      if (p === "yes") {
+        // The call end token was left out: the arguments end here.
+        i = this.take(text, i, j);
+        this.endCall(true);
+        this.state = "between";
+        verdict = "yes";
+        break;
+      }
+      if (p === "partial") verdict = "partial";
+    }
+    if (verdict === "yes") return i;
+    if (verdict === "partial") return { pos: i, done: false };
+    // Trailing text (a closing code fence): part of the arguments text, decoded leniently.
+    const lt = text.indexOf("<", j + 1);
+    const to = lt === -1 ? n : lt;
+    this.addArgs(cur.index, text.slice(i, to));
+    i = this.take(text, i, to);
+    if (i === n) return { pos: n, done: false };
+    return i;
   }
 
   private addArgs(index: number, piece: string): void {
@@ -255,13 +282,13 @@ class KimiCallsRegion implements Region {
       });
       return;
     }
-    const d = decodeArguments(this.args);
+    const d = readCallArguments(this.args, `the arguments of "${cur.name}"`);
     if (!d.ok) {
       this.ctx.emit({
         type: "parse-error",
         index: cur.index,
         raw,
-        message: `the arguments of "${cur.name}" ${d.error}; send the call as ${EXAMPLE}`,
+        message: `${d.error}; send the call as ${EXAMPLE}`,
       });
       return;
     }

@@ -1,4 +1,4 @@
-import { toOpenAIApiError } from "../openai/openai-api-error.js";
+import type { HttpError } from "../http-error.js";
 
 /** Anthropic's error types by HTTP status (its API reference, "Errors"). */
 const ANTHROPIC_ERROR_TYPES: Record<number, string> = {
@@ -12,28 +12,37 @@ const ANTHROPIC_ERROR_TYPES: Record<number, string> = {
   529: "overloaded_error",
 };
 
+/** A full model queue is Anthropic's 529 `overloaded_error` (its SDKs retry it), where OpenAI's is a 503. */
+function anthropicStatus(error: HttpError): number {
+  return error.status === 503 ? 529 : error.status;
+}
+
 /** `{"type": "error", "error": {"type", "message"}}`: the body of every error the Messages API answers. */
-export function anthropicErrorBody(status: number, message: string) {
-  return { type: "error", error: { type: ANTHROPIC_ERROR_TYPES[status] ?? "api_error", message } };
+export function anthropicErrorBody(error: HttpError) {
+  const status = anthropicStatus(error);
+  return {
+    type: "error",
+    error: { type: ANTHROPIC_ERROR_TYPES[status] ?? "api_error", message: error.message },
+  };
 }
 
 /**
- * Anything thrown while answering /v1/messages, in Anthropic's shape, so its SDKs raise their usual typed errors. The
- * decision (which status, which message) is the one /v1 makes for every API (toOpenAIApiError); only the writing
- * differs: a full model queue is Anthropic's 529 `overloaded_error`, with Retry-After.
+ * An error of /v1/messages in Anthropic's shape, so its SDKs raise their usual typed errors. The decision (which
+ * status, which message) is the one every surface makes (toHttpError); only the writing differs.
  */
-export function anthropicErrorResponse(error: unknown): Response {
-  const failure = toOpenAIApiError(error);
-  const status = failure.status === 503 ? 529 : failure.status;
-  return new Response(JSON.stringify(anthropicErrorBody(status, failure.message)), {
+export function anthropicErrorResponse(error: HttpError): Response {
+  const status = anthropicStatus(error);
+  return new Response(JSON.stringify(anthropicErrorBody(error)), {
     status,
-    headers: { "content-type": "application/json", ...(status === 529 ? { "retry-after": "1" } : {}) },
+    headers: {
+      "content-type": "application/json",
+      ...error.headers,
+      ...(status === 529 ? { "retry-after": "1" } : {}),
+    },
   });
 }
 
 /** The in-band error event that ends a stream whose turn failed after the 200 headers. */
-export function anthropicErrorEvent(error: unknown): string {
-  const failure = toOpenAIApiError(error);
-  const status = failure.status === 503 ? 529 : failure.status;
-  return `event: error\ndata: ${JSON.stringify(anthropicErrorBody(status, failure.message))}\n\n`;
+export function anthropicErrorEvent(error: HttpError): string {
+  return `event: error\ndata: ${JSON.stringify(anthropicErrorBody(error))}\n\n`;
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { WireEncoder } from "../openai/stream-turn.js";
+import { turnFailure } from "../openai/turn-failure.js";
 import type { TurnOutput } from "../openai/turn-reader.js";
 import { anthropicErrorEvent } from "./anthropic-api-error.js";
 import type { MessagesRequest } from "./parse-messages-request.js";
@@ -182,6 +183,6 @@ export class MessagesEventWriter implements WireEncoder {
   }
 
   fail(error: unknown): string {
-    return this.#start() + this.#closeOpen() + anthropicErrorEvent(error);
+    return this.#start() + this.#closeOpen() + anthropicErrorEvent(turnFailure(error));
   }
 }

@@ -1,32 +1,22 @@
 import { randomBytes } from "node:crypto";
-import { toOpenAIApiError } from "./openai-api-error.js";
+// What this API writes is typed by the openai SDK's own wire types (the one home of OpenAI's shapes): the compiler
+// checks it against what the official client reads.
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionMessageFunctionToolCall,
+} from "openai/resources/chat/completions";
+import type { CompletionUsage } from "openai/resources/completions";
 import type { WireEncoder } from "./stream-turn.js";
+import { turnFailure } from "./turn-failure.js";
 import type { TurnCall, TurnFinishReason, TurnOutput, TurnUsage } from "./turn-reader.js";
 
 /** One finished tool call as OpenAI returns it: `arguments` always a JSON string, `"{}"` for none. */
-export interface OpenAIToolCall {
-  index: number;
-  id: string;
-  type: "function";
-  function: { name: string; arguments: string };
+function toolCall(call: TurnCall): ChatCompletionMessageFunctionToolCall {
+  return { id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } };
 }
 
-export interface OpenAIUsage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-}
-
-function toolCall(call: TurnCall): OpenAIToolCall {
-  return {
-    index: call.index,
-    id: call.id,
-    type: "function",
-    function: { name: call.name, arguments: call.arguments },
-  };
-}
-
-function chatUsage(usage: TurnUsage): OpenAIUsage {
+function chatUsage(usage: TurnUsage): CompletionUsage {
   return {
     prompt_tokens: usage.inputTokens,
     completion_tokens: usage.outputTokens,
@@ -58,7 +48,10 @@ export class ChatChunkWriter implements WireEncoder {
     this.#base = { id, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model };
   }
 
-  #chunk(delta: Record<string, unknown>, finish: string | null = null): Record<string, unknown> {
+  #chunk(
+    delta: ChatCompletionChunk.Choice.Delta,
+    finish: TurnFinishReason | null = null,
+  ): ChatCompletionChunk {
     return {
       ...this.#base,
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
@@ -77,13 +70,13 @@ export class ChatChunkWriter implements WireEncoder {
   }
 
   fail(error: unknown): string {
-    return `data: ${JSON.stringify(toOpenAIApiError(error).body())}\n\n`;
+    return `data: ${JSON.stringify(turnFailure(error).body())}\n\n`;
   }
 
   /** The chunks for one piece of output, in order. */
-  chunks(output: TurnOutput): Record<string, unknown>[] {
+  chunks(output: TurnOutput): ChatCompletionChunk[] {
     if (output.kind === "reasoning") return [];
-    const chunks: Record<string, unknown>[] = [];
+    const chunks: ChatCompletionChunk[] = [];
     const role = !this.#started;
     this.#started = true;
     switch (output.kind) {
@@ -92,7 +85,8 @@ export class ChatChunkWriter implements WireEncoder {
         chunks.push(this.#chunk({ content: output.text }));
         break;
       case "call": {
-        const { index, id, type, function: fn } = toolCall(output.call);
+        const { index } = output.call;
+        const { id, type, function: fn } = toolCall(output.call);
         const header = { index, id, type, function: { name: fn.name, arguments: "" } };
         chunks.push(
           this.#chunk(
@@ -112,31 +106,12 @@ export class ChatChunkWriter implements WireEncoder {
   }
 }
 
-export interface ChatCompletion {
-  id: string;
-  object: "chat.completion";
-  created: number;
-  model: string;
-  choices: Array<{
-    index: 0;
-    message: {
-      role: "assistant";
-      content: string | null;
-      refusal: null;
-      tool_calls?: Omit<OpenAIToolCall, "index">[];
-    };
-    logprobs: null;
-    finish_reason: TurnFinishReason;
-  }>;
-  usage: OpenAIUsage;
-}
-
 /** The non-streaming response: the text joined, the calls in order, `content: null` when there are only calls. */
 export function buildChatCompletion(model: string, outputs: readonly TurnOutput[]): ChatCompletion {
   let text = "";
-  const calls: OpenAIToolCall[] = [];
+  const calls: ChatCompletionMessageFunctionToolCall[] = [];
   let reason: TurnFinishReason = "stop";
-  let usage: OpenAIUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+  let usage: CompletionUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
   for (const output of outputs) {
     if (output.kind === "text") text += output.text;
     else if (output.kind === "call") calls.push(toolCall(output.call));
@@ -157,7 +132,7 @@ export function buildChatCompletion(model: string, outputs: readonly TurnOutput[
           role: "assistant",
           content: calls.length && !text ? null : text,
           refusal: null,
-          ...(calls.length ? { tool_calls: calls.map(({ index: _index, ...call }) => call) } : {}),
+          ...(calls.length ? { tool_calls: calls } : {}),
         },
         logprobs: null,
         finish_reason: reason,

@@ -1,10 +1,10 @@
 import { Hono } from "hono";
 import type { Redactor } from "../../tools/redact-secrets.js";
-import { anthropicErrorResponse } from "../anthropic/anthropic-api-error.js";
 import { messagesHandler } from "../anthropic/messages-route.js";
-import type { ModelCatalog } from "../model-catalog.js";
+import { errorResponse } from "../error-response.js";
+import { HttpError } from "../http-error.js";
+import { type ModelCatalog, ModelNotFoundError } from "../model-catalog.js";
 import { chatCompletionsHandler } from "./chat-completions-route.js";
-import { OpenAIApiError, openAIErrorResponse } from "./openai-api-error.js";
 import { responsesHandler } from "./responses/responses-route.js";
 
 /** The routes of /v1, for the message a wrong path gets. */
@@ -34,44 +34,32 @@ export function createOpenAIRoutes(options: OpenAIRoutesOptions): Hono {
   );
   v1.get("/models/:name{.+}", (c) => {
     const id = c.req.param("name");
-    if (!catalog.has(id))
-      return openAIErrorResponse(
-        new OpenAIApiError(
-          404,
-          `The model "${id}" does not exist on this server. Available: ${catalog.names().join(", ")}.`,
-          "invalid_request_error",
-          "model",
-          "model_not_found",
-        ),
-      );
+    if (!catalog.has(id)) throw new ModelNotFoundError(id, catalog.names());
     return c.json({ id, object: "model", created: 0, owned_by: catalog.ownedBy(id) });
   });
   const turns = { catalog, redactor: options.redactor };
   v1.post("/chat/completions", chatCompletionsHandler(turns));
   v1.post("/responses", responsesHandler(turns));
   // Stateless (store is not supported): nothing is kept to fetch, continue or delete.
-  v1.on(["GET", "DELETE"], "/responses/:id{.+}", (c) =>
-    openAIErrorResponse(
-      new OpenAIApiError(
+  v1.on(["GET", "DELETE"], "/responses/:id{.+}", (c) => {
+    throw new HttpError(
+      404,
+      `No response "${c.req.param("id")}": this server keeps no responses (every request is answered as with store: false).`,
+      { type: "invalid_request_error", code: "response_not_found" },
+    );
+  });
+  v1.post("/messages", messagesHandler(turns));
+  // In the shape of the API the path names: Anthropic's for POST /v1/messages/count_tokens (not offered), say.
+  v1.notFound((c) =>
+    errorResponse(
+      c.req.path,
+      // OpenAI's own answer to a path it does not have: 404, invalid_request_error, unknown_url.
+      new HttpError(
         404,
-        `No response "${c.req.param("id")}": this server keeps no responses (every request is answered as with store: false).`,
-        "invalid_request_error",
-        null,
-        "not_found",
+        `${c.req.method} ${c.req.path} is not a route of this server's /v1 API; it has ${V1_ROUTES}.`,
+        { type: "invalid_request_error", code: "unknown_url" },
       ),
     ),
   );
-  v1.post("/messages", messagesHandler(turns));
-  v1.notFound((c) => {
-    const error = new OpenAIApiError(
-      404,
-      `${c.req.method} ${c.req.path} is not a route of this server's /v1 API; it has ${V1_ROUTES}.`,
-      "invalid_request_error",
-      null,
-      "unknown_url",
-    );
-    // Anthropic's clients read Anthropic's error shape (e.g. POST /v1/messages/count_tokens, which is not offered).
-    return c.req.path.startsWith("/v1/messages") ? anthropicErrorResponse(error) : openAIErrorResponse(error);
-  });
   return v1;
 }

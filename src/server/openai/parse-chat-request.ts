@@ -1,17 +1,29 @@
 import type { Tool } from "@modelcontextprotocol/server";
+import { z } from "zod";
 import type { AgentMessage, AgentToolCall } from "../../core/agent-message.js";
-import type { ToolChoice } from "../../core/language-model.js";
 import { decodeCallArguments } from "../../protocols/decode-call-arguments.js";
+import { badRequest } from "../http-error.js";
 import type { TurnRequest } from "./model-turn.js";
-import { invalidRequest } from "./openai-api-error.js";
 import {
-  functionTool,
+  fieldOf,
+  flag,
+  functionToolFields,
   isObject,
-  namedTool,
-  optionalBoolean,
+  modelField,
+  parseV1Body,
   positiveInteger,
+  readToolChoice,
+  shown,
+  type ToolChoiceShape,
+  textContent,
+  toTools,
 } from "./parse-request-fields.js";
-import { parseResponseFormat, parseSamplingSettings } from "./parse-sampling-settings.js";
+import {
+  responseFormatField,
+  responseFormatOf,
+  samplingFields,
+  samplingOf,
+} from "./parse-sampling-settings.js";
 
 /** A `/v1/chat/completions` request, validated and converted to what a LanguageModel takes. */
 export interface ChatRequest extends TurnRequest {
@@ -19,148 +31,165 @@ export interface ChatRequest extends TurnRequest {
 }
 
 /** The text of `content`: a string, or text parts (`[{type:"text", text}]`). Other parts are refused. */
-function textContent(content: unknown, param: string, optional: boolean): string {
-  if (content === undefined || content === null) {
-    if (optional) return "";
-    throw invalidRequest(`\`${param}\` is required.`, param);
-  }
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content))
-    throw invalidRequest(`\`${param}\` must be a string or an array of text parts.`, param);
-  return content
-    .map((part, i) => {
-      if (!isObject(part) || part.type !== "text" || typeof part.text !== "string") {
-        const type = isObject(part) ? JSON.stringify(part.type) : "not an object";
-        throw invalidRequest(
-          `\`${param}[${i}]\` must be {"type": "text", "text": "…"} (got type ${type}): this server's models read text only.`,
-          `${param}[${i}]`,
-        );
-      }
-      return part.text;
-    })
-    .join("");
-}
-
-function parseToolCalls(raw: unknown, param: string): AgentToolCall[] {
-  if (raw === undefined || raw === null) return [];
-  if (!Array.isArray(raw)) throw invalidRequest(`\`${param}\` must be an array.`, param);
-  return raw.map((call, i) => {
-    const at = `${param}[${i}]`;
-    if (!isObject(call) || typeof call.id !== "string" || call.id === "")
-      throw invalidRequest(`\`${at}.id\` must be the call's id (a non-empty string).`, `${at}.id`);
-    if (call.type !== undefined && call.type !== "function")
-      throw invalidRequest(`\`${at}.type\` must be "function".`, `${at}.type`);
-    const fn = call.function;
-    if (!isObject(fn) || typeof fn.name !== "string" || fn.name === "")
-      throw invalidRequest(
-        `\`${at}.function.name\` must be the called function's name.`,
-        `${at}.function.name`,
-      );
-    const decoded = decodeCallArguments(fn.arguments);
-    if (!decoded.ok)
-      throw invalidRequest(`\`${at}.function.arguments\`: ${decoded.error}.`, `${at}.function.arguments`);
-    return { id: call.id, name: fn.name, arguments: decoded.value };
+function text(absent: "empty" | "required") {
+  return textContent({
+    parts: "text parts",
+    wanted: '{"type": "text", "text": "…"}',
+    partText: (part) =>
+      isObject(part) && part.type === "text" && typeof part.text === "string" ? part.text : undefined,
+    absent,
   });
 }
 
-function parseMessages(raw: unknown): AgentMessage[] {
-  if (!Array.isArray(raw) || raw.length === 0)
-    throw invalidRequest("`messages` must be a non-empty array of chat messages.", "messages");
+const toolCallSchema = z.looseObject(
+  {
+    id: z
+      .string({ error: (issue) => `\`${fieldOf(issue)}\` must be the call's id (a non-empty string).` })
+      .min(1),
+    type: z.literal("function", { error: (issue) => `\`${fieldOf(issue)}\` must be "function".` }).optional(),
+    function: z.looseObject(
+      {
+        name: z
+          .string({ error: (issue) => `\`${fieldOf(issue)}\` must be the called function's name.` })
+          .min(1),
+        arguments: z.unknown().optional(),
+      },
+      { error: (issue) => `\`${fieldOf(issue)}\` must be {"name": "…", "arguments": "…"}.` },
+    ),
+  },
+  { error: (issue) => `\`${fieldOf(issue)}\` must be a tool call: {"id", "type": "function", "function"}.` },
+);
+
+const ROLES = ["system", "developer", "user", "assistant", "tool"] as const;
+
+/** A chat message: its role first, then the fields of that role. */
+const messageSchema = z
+  .looseObject(
+    {
+      role: z.enum(ROLES, {
+        error: (issue) =>
+          `\`${fieldOf(issue)}\` must be system, developer, user, assistant or tool, got ${shown(issue.input)}.`,
+      }),
+    },
+    { error: (issue) => `\`${fieldOf(issue)}\` must be an object with a role.` },
+  )
+  .pipe(
+    z.discriminatedUnion("role", [
+      z.looseObject({ role: z.literal("system"), content: text("required") }),
+      z.looseObject({ role: z.literal("developer"), content: text("required") }),
+      z.looseObject({ role: z.literal("user"), content: text("required") }),
+      // content may be null, "", absent or parts: clients replay tool-call turns every way (openai-compat notes §3.8).
+      z.looseObject({
+        role: z.literal("assistant"),
+        tool_calls: z
+          .array(toolCallSchema, { error: (issue) => `\`${fieldOf(issue)}\` must be an array.` })
+          .nullish(),
+        content: text("empty"),
+      }),
+      z.looseObject({
+        role: z.literal("tool"),
+        tool_call_id: z
+          .string({ error: (issue) => `\`${fieldOf(issue)}\` must name the call this result answers.` })
+          .min(1),
+        content: text("required"),
+      }),
+    ]),
+  );
+
+/** The body, field by field in the order they are checked; fields this server has no use for pass through. */
+const chatRequestSchema = z.looseObject({
+  model: modelField,
+  n: positiveInteger.refine((n) => n === undefined || n === null || n === 1, {
+    error: "Only n = 1 is supported.",
+  }),
+  ...samplingFields,
+  response_format: responseFormatField,
+  messages: z
+    .array(messageSchema, { error: "`messages` must be a non-empty array of chat messages." })
+    .min(1),
+  tools: z
+    .array(
+      z.looseObject(
+        { type: z.literal("function"), function: z.looseObject(functionToolFields) },
+        {
+          error: (issue) =>
+            `\`${fieldOf(issue)}\` must be {"type": "function", "function": {"name", "description"?, "parameters"?}}; other tool types are not supported.`,
+        },
+      ),
+      { error: "`tools` must be an array of function tools." },
+    )
+    .nullish(),
+  tool_choice: z.unknown().optional(),
+  stream: flag,
+  stream_options: z
+    .looseObject({ include_usage: flag }, { error: "`stream_options` must be an object." })
+    .nullish(),
+  max_completion_tokens: positiveInteger,
+  max_tokens: positiveInteger,
+  parallel_tool_calls: flag,
+});
+
+type ParsedMessage = z.infer<typeof messageSchema>;
+
+/** Calls as the agent's messages carry them, their arguments decoded (a JSON string, as OpenAI sends them). */
+function toolCallsOf(calls: ReadonlyArray<z.infer<typeof toolCallSchema>>, at: string): AgentToolCall[] {
+  return calls.map((call, i) => {
+    const param = `${at}[${i}].function.arguments`;
+    const decoded = decodeCallArguments(call.function.arguments);
+    if (!decoded.ok) throw badRequest(`\`${param}\`: ${decoded.error}.`, param);
+    return { id: call.id, name: call.function.name, arguments: decoded.value };
+  });
+}
+
+/** The conversation; a tool result must answer a call of an earlier assistant message. */
+function messagesOf(parsed: readonly ParsedMessage[]): AgentMessage[] {
   const callNames = new Map<string, string>();
-  return raw.map((m, i): AgentMessage => {
+  return parsed.map((m, i): AgentMessage => {
     const at = `messages[${i}]`;
-    if (!isObject(m)) throw invalidRequest(`\`${at}\` must be an object with a role.`, at);
     switch (m.role) {
       case "system":
       case "developer":
-        return { role: "system", content: textContent(m.content, `${at}.content`, false) };
+        return { role: "system", content: m.content };
       case "user":
-        return { role: "user", content: textContent(m.content, `${at}.content`, false) };
+        return { role: "user", content: m.content };
       case "assistant": {
-        // content may be null, "", absent or parts: clients replay tool-call turns every way (openai-compat notes §3.8).
-        const toolCalls = parseToolCalls(m.tool_calls, `${at}.tool_calls`);
+        const toolCalls = toolCallsOf(m.tool_calls ?? [], `${at}.tool_calls`);
         for (const call of toolCalls) callNames.set(call.id, call.name);
-        const content = textContent(m.content, `${at}.content`, true);
-        return { role: "assistant", content, ...(toolCalls.length ? { toolCalls } : {}) };
+        return { role: "assistant", content: m.content, ...(toolCalls.length ? { toolCalls } : {}) };
       }
-      case "tool": {
-        if (typeof m.tool_call_id !== "string" || m.tool_call_id === "")
-          throw invalidRequest(
-            `\`${at}.tool_call_id\` must name the call this result answers.`,
-            `${at}.tool_call_id`,
-          );
+      default: {
+        // role "tool": a result must answer a call of an earlier assistant message.
         const name = callNames.get(m.tool_call_id);
         if (name === undefined)
-          throw invalidRequest(
+          throw badRequest(
             `\`${at}.tool_call_id\` "${m.tool_call_id}" answers no tool call of an earlier assistant message. ` +
               "Send the assistant message with its tool_calls before the tool results.",
             `${at}.tool_call_id`,
           );
-        const text = textContent(m.content, `${at}.content`, false);
-        return { role: "tool", callId: m.tool_call_id, name, result: { content: [{ type: "text", text }] } };
+        return {
+          role: "tool",
+          callId: m.tool_call_id,
+          name,
+          result: { content: [{ type: "text", text: m.content }] },
+        };
       }
-      default:
-        throw invalidRequest(
-          `\`${at}.role\` must be system, developer, user, assistant or tool, got ${JSON.stringify(m.role)}.`,
-          `${at}.role`,
-        );
     }
   });
 }
 
-function parseTools(raw: unknown): Tool[] {
-  if (raw === undefined || raw === null) return [];
-  if (!Array.isArray(raw)) throw invalidRequest("`tools` must be an array of function tools.", "tools");
-  const seen = new Set<string>();
-  return raw.map((t, i) => {
-    const at = `tools[${i}]`;
-    if (!isObject(t) || t.type !== "function" || !isObject(t.function))
-      throw invalidRequest(
-        `\`${at}\` must be {"type": "function", "function": {"name", "description"?, "parameters"?}}; other tool types are not supported.`,
-        `${at}.type`,
-      );
-    return functionTool(t.function, `${at}.function`, seen);
-  });
-}
+/** Chat Completions' `tool_choice`: its parts nested under `function` and `allowed_tools`. */
+const CHAT_TOOL_CHOICE: ToolChoiceShape = {
+  functionPart: (raw) =>
+    isObject(raw.function) ? { part: raw.function, path: "tool_choice.function" } : undefined,
+  allowedPart: (raw) =>
+    isObject(raw.allowed_tools) ? { part: raw.allowed_tools, path: "tool_choice.allowed_tools" } : undefined,
+  listedTool: (tool) => ({ part: isObject(tool) ? tool.function : undefined, path: ".function" }),
+  forms:
+    '"none", "auto", "required", {"type": "function", "function": {"name": "…"}} or an allowed_tools choice',
+};
 
 /** tool_choice → ours; `allowed_tools` narrows `tools` to the listed ones. Default: auto with tools, none without. */
-function parseToolChoice(raw: unknown, tools: Tool[]): { choice: ToolChoice; tools: Tool[] } {
-  if (raw === undefined || raw === null) return { choice: tools.length ? "auto" : "none", tools };
-  if (raw === "none" || raw === "auto") return { choice: raw, tools };
-  if (raw === "required") {
-    if (!tools.length)
-      throw invalidRequest('tool_choice "required" needs at least one tool in `tools`.', "tool_choice");
-    return { choice: "required", tools };
-  }
-  if (isObject(raw) && raw.type === "function" && isObject(raw.function))
-    return { choice: { name: namedTool(raw.function.name, tools, "tool_choice.function.name") }, tools };
-  if (isObject(raw) && raw.type === "allowed_tools" && isObject(raw.allowed_tools)) {
-    const allowed = raw.allowed_tools;
-    if (!Array.isArray(allowed.tools) || allowed.tools.length === 0)
-      throw invalidRequest(
-        "`tool_choice.allowed_tools.tools` must list at least one tool.",
-        "tool_choice.allowed_tools.tools",
-      );
-    const names = allowed.tools.map((t, i) =>
-      namedTool(
-        isObject(t) && isObject(t.function) ? t.function.name : undefined,
-        tools,
-        `tool_choice.allowed_tools.tools[${i}].function.name`,
-      ),
-    );
-    const mode = allowed.mode ?? "auto";
-    if (mode !== "auto" && mode !== "required")
-      throw invalidRequest(
-        '`tool_choice.allowed_tools.mode` must be "auto" or "required".',
-        "tool_choice.allowed_tools.mode",
-      );
-    return { choice: mode, tools: tools.filter((t) => names.includes(t.name)) };
-  }
-  throw invalidRequest(
-    'tool_choice must be "none", "auto", "required", {"type": "function", "function": {"name": "…"}} or an allowed_tools choice.',
-    "tool_choice",
-  );
-}
+const toolChoiceOf = (raw: unknown, tools: Tool[]) => readToolChoice(raw, tools, CHAT_TOOL_CHOICE);
 
 /**
  * Validate a chat completions body and convert it. Everything is checked here, before any response header is sent;
@@ -169,32 +198,26 @@ function parseToolChoice(raw: unknown, tools: Tool[]): { choice: ToolChoice; too
  * OpenAI's clients send them freely.
  */
 export function parseChatRequest(body: unknown): ChatRequest {
-  if (!isObject(body)) throw invalidRequest("The request body must be a JSON object.");
-  if (typeof body.model !== "string" || body.model === "")
-    throw invalidRequest("`model` is required: one of the names GET /v1/models lists.", "model");
-  const n = positiveInteger(body.n, "n");
-  if (n !== undefined && n !== 1) throw invalidRequest("Only n = 1 is supported.", "n");
-  const sampling = parseSamplingSettings(body);
-  const responseFormat = parseResponseFormat(body.response_format);
-  const messages = parseMessages(body.messages);
-  const { choice, tools } = parseToolChoice(body.tool_choice, parseTools(body.tools));
-  const stream = optionalBoolean(body.stream, "stream", false);
-  const options = body.stream_options;
-  if (options !== undefined && options !== null && !isObject(options))
-    throw invalidRequest("`stream_options` must be an object.", "stream_options");
-  const maxTokens =
-    positiveInteger(body.max_completion_tokens, "max_completion_tokens") ??
-    positiveInteger(body.max_tokens, "max_tokens");
+  const request = parseV1Body(chatRequestSchema, body);
+  const messages = messagesOf(request.messages);
+  const { choice, tools } = toolChoiceOf(
+    request.tool_choice,
+    toTools(
+      (request.tools ?? []).map((tool) => tool.function),
+      (i) => `tools[${i}].function`,
+    ),
+  );
+  const stream = request.stream ?? false;
   return {
-    model: body.model,
+    model: request.model,
     messages,
     tools,
     toolChoice: choice,
-    parallelToolCalls: optionalBoolean(body.parallel_tool_calls, "parallel_tool_calls", true),
+    parallelToolCalls: request.parallel_tool_calls ?? true,
     stream,
-    includeUsage: stream && optionalBoolean(options?.include_usage, "stream_options.include_usage", false),
-    maxTokens,
-    sampling,
-    responseFormat,
+    includeUsage: stream && (request.stream_options?.include_usage ?? false),
+    maxTokens: request.max_completion_tokens ?? request.max_tokens ?? undefined,
+    sampling: samplingOf(request),
+    responseFormat: responseFormatOf(request.response_format),
   };
 }

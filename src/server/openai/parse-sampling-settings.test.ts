@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { OpenAIApiError } from "./openai-api-error.js";
+import { HttpError } from "../http-error.js";
 import { parseChatRequest } from "./parse-chat-request.js";
 
 const base = { model: "m", messages: [{ role: "user", content: "hi" }] };
@@ -9,7 +9,7 @@ function refusal(extra: Record<string, unknown>) {
   try {
     parseChatRequest({ ...base, ...extra });
   } catch (error) {
-    if (!(error instanceof OpenAIApiError)) throw error;
+    if (!(error instanceof HttpError)) throw error;
     expect(error.status).toBe(400);
     expect(error.type).toBe("invalid_request_error");
     return { param: error.param, message: error.message, code: error.code };

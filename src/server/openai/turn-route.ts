@@ -3,11 +3,12 @@ import type { Redactor } from "../../tools/redact-secrets.js";
 import type { ModelCatalog } from "../model-catalog.js";
 import { openModelTurn, type TurnRequest } from "./model-turn.js";
 import { streamTurn, type WireEncoder } from "./stream-turn.js";
+import { turnFailure } from "./turn-failure.js";
 import type { TurnOutput } from "./turn-reader.js";
 
 /** One /v1 API (Chat Completions, Responses, Messages): how it reads a request and writes a turn and an error. */
 export interface WireApi<R extends TurnRequest> {
-  /** Validate a body (undefined: not JSON) and convert it; throws the error `errorResponse` writes as a 400. */
+  /** Validate a body (undefined: not JSON) and convert it; throws a 400 HttpError naming the field at fault. */
   parse(body: unknown): R;
   /** Prefix of the call ids this API hands out (`call_`, `toolu_`). */
   callIdPrefix: string;
@@ -15,8 +16,6 @@ export interface WireApi<R extends TurnRequest> {
   respond(request: R, outputs: readonly TurnOutput[]): unknown;
   /** A fresh encoder for one streamed turn. */
   encoder(request: R): WireEncoder;
-  /** Anything thrown before the headers, as this API's error response. */
-  errorResponse(error: unknown): Response;
 }
 
 export interface TurnRouteOptions {
@@ -61,7 +60,8 @@ export function turnRoute<R extends TurnRequest>(api: WireApi<R>, options: TurnR
       return c.json(api.respond(request, outputs) as object);
     } catch (error) {
       stop(error);
-      return api.errorResponse(error);
+      // Written by the app's error handler, in the shape of the API the path names (Anthropic's on /v1/messages).
+      throw turnFailure(error);
     }
   };
 }

@@ -1,7 +1,7 @@
 /** Listings of the Runs API, read from the store: runs (paged), conversations and one conversation's messages. */
 import type { AgentMessage } from "../../core/agent-message.js";
 import type { RunRecord, RunStatus, RunStore } from "../../store/store.js";
-import { badRequest, notFound } from "./runs-api-errors.js";
+import { badRequest, notFound } from "../http-error.js";
 
 /** A run in a listing. */
 export interface RunSummary {
@@ -45,7 +45,11 @@ export async function listRuns(
     const decoded = Buffer.from(options.cursor, "base64url").toString("utf8");
     offset = Number(decoded);
     if (!/^\d+$/.test(decoded) || !Number.isSafeInteger(offset))
-      throw badRequest(`cursor "${options.cursor}" is not one this server gave out; omit it to start over.`);
+      throw badRequest(
+        `cursor "${options.cursor}" is not one this server gave out; omit it to start over.`,
+        "cursor",
+        "invalid_cursor",
+      );
   }
   const status = options.status ? { status: options.status } : {};
   const tool = options.tool;
@@ -111,7 +115,7 @@ export async function getConversation(
   conversationId: string,
 ): Promise<{ conversationId: string; messages: AgentMessage[]; runs: RunSummary[] }> {
   const messages = await store.listMessages(conversationId);
-  if (messages.length === 0) throw notFound(`No conversation "${conversationId}".`);
+  if (messages.length === 0) throw notFound(`No conversation "${conversationId}".`, "conversation_not_found");
   const runs = await Promise.all(
     (await store.listRuns({ limit: LISTING_WINDOW }))
       .filter((r) => r.conversationId === conversationId)

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { badRequest } from "./runs-api-errors.js";
+import { badRequest } from "../http-error.js";
+import { parseWithSchema } from "../parse-with-schema.js";
 
 const limit = z.number().int().min(0);
 
@@ -43,12 +44,15 @@ export const renameConversationSchema = z.strictObject({
   title: z.string().trim().min(1, "title must not be empty").max(200, "title must be at most 200 characters"),
 });
 
-/** Parse `value` with `schema`, or throw a 400 RunsApiError listing every problem with its path. */
+/**
+ * Parse `value` with `schema`, or throw a 400 (`invalid_body`) listing every problem with its path; `param` names the
+ * first field at fault.
+ */
 export function parseBody<T extends z.ZodType>(schema: T, value: unknown, what: string): z.infer<T> {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((i) => `${i.path.length ? i.path.join(".") : what}: ${i.message}`);
-  throw badRequest(`Invalid ${what}: ${problems.join("; ")}.`);
+  return parseWithSchema(schema, value, {
+    message: (issues) =>
+      `Invalid ${what}: ${issues.map((i) => `${i.path.length ? i.path.join(".") : what}: ${i.message}`).join("; ")}.`,
+  });
 }
 
 /** A sequence number from Last-Event-ID or `after`: a whole number ≥ 0, else a 400. */
@@ -56,7 +60,11 @@ export function parseSeq(text: string | undefined, what: string): number {
   if (text === undefined || text.trim() === "") return 0;
   const value = Number(text.trim());
   if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value)) {
-    throw badRequest(`${what} must be an event sequence number (a whole number ≥ 0), got "${text}".`);
+    throw badRequest(
+      `${what} must be an event sequence number (a whole number ≥ 0), got "${text}".`,
+      what,
+      "invalid_seq",
+    );
   }
   return value;
 }

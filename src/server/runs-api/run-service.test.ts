@@ -7,8 +7,8 @@ import { InMemoryStore } from "../../store/in-memory-store.js";
 import { PostgresDatabase } from "../../store/postgres-database.js";
 import type { ApprovalPolicy } from "../../tools/approval-policy.js";
 import { ToolExecutor } from "../../tools/tool-executor.js";
+import { toHttpError } from "../to-http-error.js";
 import { RunService } from "./run-service.js";
-import { asRunsApiError } from "./runs-routes.js";
 
 const services: RunService[] = [];
 const databases: PostgresDatabase[] = [];
@@ -100,7 +100,7 @@ describe.skipIf(!postgresUrl)("RunService on PostgreSQL (two instances in one pr
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     const lost = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
     expect(lost?.reason).toMatchObject({ reason: "already-decided" });
-    expect(asRunsApiError(lost?.reason)).toMatchObject({
+    expect(toHttpError(lost?.reason)).toMatchObject({
       status: 409,
       message: expect.stringMatching(/was already decided: it was approved by (ann|bob) at 20/),
     });

@@ -17,6 +17,7 @@ import {
 } from "../../store/unfinished-runs.js";
 import type { ApprovalPolicyConfig } from "../../tools/approval-policy.js";
 import type { ToolExecutor } from "../../tools/tool-executor.js";
+import { badRequest, conflict, notFound } from "../http-error.js";
 import { CancelRequestFollower } from "./cancel-request-follower.js";
 import {
   type ConversationSummary,
@@ -27,7 +28,6 @@ import {
 } from "./run-listings.js";
 import { modelOnDemand, type RunModels } from "./run-models.js";
 import { type RunEventListener, RunSubscriptions } from "./run-subscriptions.js";
-import { badRequest, conflict, notFound } from "./runs-api-errors.js";
 
 export interface DeleteConversationOptions {
   /**
@@ -190,6 +190,7 @@ export class RunService {
     if (busy) {
       throw conflict(
         `Conversation ${input.conversationId} has a run in progress (${busy[0]}); wait for it to finish or cancel it.`,
+        "run_in_progress",
       );
     }
     const runId = newRunId();
@@ -223,23 +224,30 @@ export class RunService {
     if (!this.models.names().includes(modelName)) {
       throw badRequest(
         `Unknown model "${modelName}". Available: ${this.models.names().join(", ") || "none"}.`,
+        "model",
+        "model_not_found",
       );
     }
     const named = typeof input.toolChoice === "object" ? input.toolChoice.name : undefined;
     if (named !== undefined && !this.#options.executor.registry.get(named)) {
       throw badRequest(
         `toolChoice names "${named}", which is not a tool here. Tools: ${this.#options.executor.registry.names().join(", ") || "none"}.`,
+        "toolChoice",
+        "tool_not_found",
       );
     }
     try {
       resolveLimits(input.limits);
     } catch (error) {
-      throw badRequest((error as Error).message);
+      throw badRequest((error as Error).message, "limits", "invalid_limits");
     }
     if (input.conversationId !== undefined) {
       const known = (await this.store.listMessages(input.conversationId)).length > 0;
       if (!known)
-        throw notFound(`No conversation "${input.conversationId}"; omit conversationId to start a new one.`);
+        throw notFound(
+          `No conversation "${input.conversationId}"; omit conversationId to start a new one.`,
+          "conversation_not_found",
+        );
     }
     return modelName;
   }
@@ -250,8 +258,7 @@ export class RunService {
    */
   async subscribe(runId: string, after: number, listener: RunEventListener): Promise<() => void> {
     this.#throwIfFailedToStart(runId);
-    if (!this.#live.has(runId) && !(await this.store.getRun(runId)))
-      throw notFound(new RunNotFoundError(runId).message);
+    if (!this.#live.has(runId) && !(await this.store.getRun(runId))) throw new RunNotFoundError(runId);
     return this.#subscriptions.subscribe(runId, after, listener);
   }
 
@@ -286,7 +293,7 @@ export class RunService {
     this.#checkOpen();
     const first = this.#live.has(runId) ? undefined : await this.#run(runId);
     // Refused before a request is recorded, in the agent's words.
-    if (first && isOver(first)) throw conflict(RunStateError.nothingToCancel(first).message);
+    if (first && isOver(first)) throw conflict(RunStateError.nothingToCancel(first).message, "run_ended");
     if (first?.status === "running" && !ownerIsGone(first.owner, first.leaseUntil))
       this.#checkCancellableElsewhere(first);
     await this.store.requestCancel?.(runId, { by, reason });
@@ -341,6 +348,7 @@ export class RunService {
     if (!this.store.requestCancel || !(SERVER_OPTION in run.options))
       throw conflict(
         `Run ${run.id} is driven by process ${run.owner}${SERVER_OPTION in run.options ? "" : " (toolbridge run or a program on the same database)"}, which cannot be told to stop from here; stop it there.`,
+        "run_elsewhere",
       );
   }
 
@@ -383,7 +391,6 @@ export class RunService {
     try {
       return await buildRunView(this.store, runId);
     } catch (error) {
-      if (error instanceof RunNotFoundError) throw notFound(error.message);
       throw error;
     }
   }
@@ -409,9 +416,12 @@ export class RunService {
     this.#checkOpen();
     const rename = this.#options.conversations?.rename;
     if (!rename)
-      throw conflict("This server's store cannot rename conversations (only the SQLite store can).");
+      throw conflict(
+        "This server's store cannot rename conversations (only the SQLite store can).",
+        "unsupported_by_store",
+      );
     if (!(await rename.call(this.#options.conversations, conversationId, title)))
-      throw notFound(`No conversation "${conversationId}".`);
+      throw notFound(`No conversation "${conversationId}".`, "conversation_not_found");
     return { conversationId, title };
   }
 
@@ -437,7 +447,7 @@ export class RunService {
   ): Promise<{ conversationId: string; deletedRuns: string[]; cancelledRuns: string[] }> {
     this.#checkOpen();
     if ((await this.store.listMessages(conversationId)).length === 0)
-      throw notFound(`No conversation "${conversationId}".`);
+      throw notFound(`No conversation "${conversationId}".`, "conversation_not_found");
     const eraser = this.#options.conversations;
     if (!eraser)
       throw conflict(
@@ -445,7 +455,7 @@ export class RunService {
       );
     const unfinished = await this.#unfinishedRuns(conversationId, eraser);
     if (unfinished.length > 0 && options.cancelRuns !== true)
-      throw conflict(unfinishedRunsMessage(conversationId, unfinished));
+      throw conflict(unfinishedRunsMessage(conversationId, unfinished), "run_in_progress");
     const cancelledRuns: string[] = [];
     for (const run of unfinished) {
       let result: CancelResult;
@@ -465,6 +475,7 @@ export class RunService {
       if (result.status === "cancelling")
         throw conflict(
           `Conversation ${conversationId} has a run (${run.id}) that another instance is still stopping; try again in a moment.`,
+          "run_in_progress",
         );
       cancelledRuns.push(run.id);
     }
@@ -475,7 +486,7 @@ export class RunService {
       runIds = await eraser.erase(conversationId);
     } catch (error) {
       if (error instanceof ConversationHasUnfinishedRunsError)
-        throw conflict(unfinishedRunsMessage(conversationId, error.runs));
+        throw conflict(unfinishedRunsMessage(conversationId, error.runs), "run_in_progress");
       throw error;
     }
     await this.events.deleteRuns(runIds);
@@ -611,12 +622,12 @@ export class RunService {
   }
 
   #checkOpen(): void {
-    if (this.#closed) throw conflict("The server is shutting down; try again in a moment.");
+    if (this.#closed) throw conflict("The server is shutting down; try again in a moment.", "shutting_down");
   }
 
   async #run(runId: string): Promise<RunRecord> {
     const run = await this.store.getRun(runId);
-    if (!run) throw notFound(new RunNotFoundError(runId).message);
+    if (!run) throw new RunNotFoundError(runId);
     return run;
   }
 

@@ -1,12 +1,7 @@
-import { type Context, Hono } from "hono";
-import {
-  DecisionError,
-  type DecisionErrorReason,
-  RunNotFoundError,
-  RunStateError,
-} from "../../agent/agent-errors.js";
-import { ToolbridgeError } from "../../core/toolbridge-error.js";
+import { Hono } from "hono";
 import type { RunStatus } from "../../store/store.js";
+import { badRequest } from "../http-error.js";
+import { readJsonBody } from "../read-json-body.js";
 import { listPendingApprovals, type PendingApproval } from "./pending-approvals.js";
 import { type RunEventStreamOptions, runEventStream } from "./run-event-stream.js";
 import {
@@ -17,7 +12,6 @@ import {
   startRunSchema,
 } from "./run-request-schemas.js";
 import type { RunService } from "./run-service.js";
-import { badRequest, conflict, notFound, RunsApiError, unprocessable } from "./runs-api-errors.js";
 
 export interface RunsRoutesOptions extends RunEventStreamOptions {
   /** Recorded as who decided, on decisions made through this API. Default "api". */
@@ -31,59 +25,16 @@ export interface RunsRoutesOptions extends RunEventStreamOptions {
 
 const STATUSES: readonly RunStatus[] = ["running", "paused", "finished", "stopped"];
 
-/** `{error: {message, type}}` with the error's status; anything unexpected is a 500 that names no internals. */
-export function errorResponse(c: Context, error: unknown): Response {
-  const known = asRunsApiError(error);
-  if (known) return c.json({ error: { message: known.message, type: known.type } }, known.status);
-  // Our own errors are written to be acted on (a model that cannot be loaded or reached …): pass the message on.
-  if (error instanceof ToolbridgeError)
-    return c.json({ error: { message: error.message, type: "server_error" } }, 500);
-  process.stderr.write(`toolbridge: runs API: ${(error as Error)?.stack ?? String(error)}\n`);
-  return c.json({ error: { message: "Internal error; see the server's log.", type: "server_error" } }, 500);
-}
-
 /**
- * The answer to each reason a decision is refused — the one table, for /api and /ws alike: a call the request names
- * wrongly is the request's fault (400); a call or run whose state forbids the decision is a conflict with what
- * happened before (409, the message names who decided it); edited arguments are checked like the model's (422, with
- * the model-friendly message).
+ * The Runs API, mounted at /api: runs (start, list, show, events, decisions, cancel) and conversations. What a route
+ * throws is written by the app's error handler (errorResponse).
  */
-export const DECISION_ERROR_STATUS: Record<DecisionErrorReason, (message: string) => RunsApiError> = {
-  "unknown-call": badRequest,
-  "duplicate-call": badRequest,
-  "already-decided": conflict,
-  "not-pending": conflict,
-  "run-over": conflict,
-  "tool-unavailable": unprocessable,
-  "invalid-arguments": unprocessable,
-};
-
-/** The API error an agent or service error stands for, or undefined for an unexpected one. */
-export function asRunsApiError(error: unknown): RunsApiError | undefined {
-  if (error instanceof RunsApiError) return error;
-  if (error instanceof RunNotFoundError) return notFound(error.message);
-  if (error instanceof DecisionError) return DECISION_ERROR_STATUS[error.reason](error.message);
-  // Cancel a run that is over or driven by another live process, resume one still waiting: the run's state forbids it.
-  if (error instanceof RunStateError) return conflict(error.message);
-  return undefined;
-}
-
-async function jsonBody(c: Context): Promise<unknown> {
-  try {
-    return await c.req.json();
-  } catch {
-    throw badRequest("The request body must be JSON (Content-Type: application/json).");
-  }
-}
-
-/** The Runs API, mounted at /api: runs (start, list, show, events, decisions, cancel) and conversations. */
 export function createRunsRoutes(service: RunService, options: RunsRoutesOptions = {}): Hono {
   const api = new Hono();
   const by = options.decidedBy ?? "api";
-  api.onError((error, c) => errorResponse(c, error));
 
   api.post("/runs", async (c) => {
-    const body = parseBody(startRunSchema, await jsonBody(c), "run");
+    const body = parseBody(startRunSchema, await readJsonBody(c), "run");
     const started = await service.start({
       message: body.message,
       ...(body.conversationId ? { conversationId: body.conversationId } : {}),
@@ -107,11 +58,19 @@ export function createRunsRoutes(service: RunService, options: RunsRoutesOptions
   api.get("/runs", async (c) => {
     const status = c.req.query("status");
     if (status !== undefined && !STATUSES.includes(status as RunStatus))
-      throw badRequest(`status must be one of ${STATUSES.join(", ")}, got "${status}".`);
+      throw badRequest(
+        `status must be one of ${STATUSES.join(", ")}, got "${status}".`,
+        "status",
+        "invalid_status",
+      );
     const limitText = c.req.query("limit");
     const limit = limitText === undefined ? 20 : Number(limitText);
     if (!/^\d+$/.test(limitText ?? "20") || limit < 1 || limit > 500)
-      throw badRequest(`limit must be a whole number from 1 to 500, got "${limitText}".`);
+      throw badRequest(
+        `limit must be a whole number from 1 to 500, got "${limitText}".`,
+        "limit",
+        "invalid_limit",
+      );
     const cursor = c.req.query("cursor");
     const tool = c.req.query("tool");
     return c.json(
@@ -135,7 +94,7 @@ export function createRunsRoutes(service: RunService, options: RunsRoutesOptions
 
   api.post("/runs/:id/decisions", async (c) => {
     const runId = c.req.param("id");
-    const body = parseBody(decisionsSchema, await jsonBody(c), "decisions");
+    const body = parseBody(decisionsSchema, await readJsonBody(c), "decisions");
     const result = await service.decide(runId, body.decisions, by);
     return c.json({ runId, ...result });
   });
@@ -149,13 +108,17 @@ export function createRunsRoutes(service: RunService, options: RunsRoutesOptions
   api.get("/conversations", async (c) => c.json({ data: await service.listConversations() }));
   api.get("/conversations/:id", async (c) => c.json(await service.getConversation(c.req.param("id"))));
   api.patch("/conversations/:id", async (c) => {
-    const { title } = parseBody(renameConversationSchema, await jsonBody(c), "rename");
+    const { title } = parseBody(renameConversationSchema, await readJsonBody(c), "rename");
     return c.json(await service.renameConversation(c.req.param("id"), title));
   });
   api.delete("/conversations/:id", async (c) => {
     const cancelRuns = c.req.query("cancelRuns");
     if (cancelRuns !== undefined && cancelRuns !== "true" && cancelRuns !== "false")
-      throw badRequest(`cancelRuns must be true or false, got "${cancelRuns}".`);
+      throw badRequest(
+        `cancelRuns must be true or false, got "${cancelRuns}".`,
+        "cancelRuns",
+        "invalid_cancel_runs",
+      );
     return c.json(
       await service.deleteConversation(c.req.param("id"), { cancelRuns: cancelRuns === "true", by }),
     );

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { guardError } from "../api-error.js";
+import { HttpError } from "../http-error.js";
 
 /** Query parameters that carry credentials in other servers' URLs. */
 const CREDENTIAL_PARAMETERS = ["token", "access_token", "api_key", "apikey", "auth"];
@@ -15,12 +15,11 @@ export function rejectTokenInUrl(): MiddlewareHandler {
       const params = new URLSearchParams(c.req.url.slice(query + 1));
       const found = CREDENTIAL_PARAMETERS.find((name) => params.has(name));
       if (found !== undefined) {
-        return guardError(
-          c.req.path,
+        throw new HttpError(
           400,
           `Bad Request: credentials are never accepted in a URL (?${found}=…): URLs end up in logs and browser history. ` +
             "Send Authorization: Bearer <token>, or in a browser sign in with POST /api/session; and change the token if it was real.",
-          "token_in_url",
+          { code: "token_in_url" },
         );
       }
     }

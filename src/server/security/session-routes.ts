@@ -1,6 +1,6 @@
 import { type Context, Hono } from "hono";
-import { apiError } from "../api-error.js";
-import { bearerTokenOf, tokenMatches } from "../bearer-token-auth.js";
+import { bearerTokenOf, tokenMatches, unauthorized } from "../bearer-token-auth.js";
+import { badRequest } from "../http-error.js";
 import {
   mintSessionValue,
   SESSION_TTL_SECONDS,
@@ -44,19 +44,17 @@ export function createSessionRoutes(
       try {
         body = await c.req.json();
       } catch {
-        return apiError(
-          400,
+        throw badRequest(
           'Bad Request: send the token as JSON {"token": "<token>"} or as Authorization: Bearer <token>.',
-          "invalid_request_error",
+          null,
           "invalid_json",
         );
       }
       const field = (body as { token?: unknown } | null)?.token;
       if (typeof field !== "string" || field.length === 0) {
-        return apiError(
-          400,
+        throw badRequest(
           'Bad Request: the body must be {"token": "<token>"} with the token the server was started with.',
-          "invalid_request_error",
+          "token",
           "missing_token",
         );
       }
@@ -64,15 +62,11 @@ export function createSessionRoutes(
     }
     // Checked again here, after the body was read: guesses sent all at once passed the route's guard together.
     const wait = options.attempts?.retryAfter(c) ?? 0;
-    if (wait > 0) return tooManySignInFailures(c.req.path, wait);
+    if (wait > 0) throw tooManySignInFailures(wait);
     if (!tokenMatches(token, presented)) {
       options.attempts?.failed(c);
-      return apiError(
-        401,
+      throw unauthorized(
         "Unauthorized: the token is wrong. Use the token the server was started with (--token).",
-        "unauthorized",
-        "unauthorized",
-        { "www-authenticate": 'Bearer realm="toolbridge"' },
       );
     }
     c.header(

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { Context, MiddlewareHandler } from "hono";
-import { guardError } from "../api-error.js";
+import { HttpError } from "../http-error.js";
 import { type SignInFailureLimiter, signInClientKey } from "./sign-in-failure-limiter.js";
 
 /** The remote address of the connection a request came on (Node's server and WebSocket upgrades put it in env). */
@@ -27,14 +27,12 @@ export function signInAttempts(
   };
 }
 
-/** The refusal of a client that failed too often: 429 with Retry-After, in the shape of the route (JSON-RPC on /mcp). */
-export function tooManySignInFailures(path: string, retryAfterSeconds: number): Response {
-  return guardError(
-    path,
+/** The refusal of a client that failed too often: 429 with Retry-After (thrown; written in the shape of the route). */
+export function tooManySignInFailures(retryAfterSeconds: number): HttpError {
+  return new HttpError(
     429,
     `Too Many Requests: too many wrong tokens from this address; no credentials are checked for ${retryAfterSeconds} s (see Retry-After).`,
-    "too_many_sign_in_failures",
-    { "retry-after": String(retryAfterSeconds) },
+    { code: "too_many_sign_in_failures", headers: { "retry-after": String(retryAfterSeconds) } },
   );
 }
 
@@ -50,6 +48,7 @@ export function refuseLimitedClients(
   return async (c, next) => {
     if (skip.has(c.req.path)) return next();
     const wait = attempts.retryAfter(c);
-    return wait > 0 ? tooManySignInFailures(c.req.path, wait) : next();
+    if (wait > 0) throw tooManySignInFailures(wait);
+    return next();
   };
 }

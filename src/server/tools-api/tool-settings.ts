@@ -1,4 +1,3 @@
-import { ToolbridgeError } from "../../core/toolbridge-error.js";
 import type { ToolSetting, ToolSettingsStore } from "../../store/tool-settings-store.js";
 import {
   type ApprovalPolicy,
@@ -9,52 +8,12 @@ import type { AnyToolDefinition } from "../../tools/tool-definition.js";
 import { isValidToolName } from "../../tools/tool-name.js";
 import type { ToolRegistry } from "../../tools/tool-registry.js";
 
-export class ToolSettingsInputError extends ToolbridgeError {
-  override name = "ToolSettingsInputError";
-}
+const POLICIES: readonly ApprovalPolicy[] = ["always", "ask", "never"];
 
 /** A change to one tool's settings. `null` resets a field to what the config says. */
 export interface ToolSettingsPatch {
   enabled?: boolean | null;
   policy?: ApprovalPolicy | null;
-}
-
-const POLICIES: readonly ApprovalPolicy[] = ["always", "ask", "never"];
-
-/**
- * Check a PATCH body field by field; throws ToolSettingsInputError naming every problem (so nothing is half-applied).
- */
-export function parseToolSettingsPatch(body: unknown): ToolSettingsPatch {
-  if (body === null || typeof body !== "object" || Array.isArray(body)) {
-    throw new ToolSettingsInputError(
-      'The body must be a JSON object such as {"enabled": false} or {"policy": "ask"}.',
-    );
-  }
-  const problems: string[] = [];
-  const patch: ToolSettingsPatch = {};
-  for (const [key, value] of Object.entries(body)) {
-    if (key === "enabled") {
-      if (value === null || typeof value === "boolean") patch.enabled = value;
-      else
-        problems.push(
-          `\`enabled\` must be true, false or null (as configured), got ${JSON.stringify(value)}`,
-        );
-    } else if (key === "policy") {
-      if (value === null || POLICIES.includes(value as ApprovalPolicy))
-        patch.policy = value as ApprovalPolicy | null;
-      else
-        problems.push(
-          `\`policy\` must be one of "always", "ask", "never" or null (as configured), got ${JSON.stringify(value)}`,
-        );
-    } else {
-      problems.push(`unknown field \`${key}\` (only \`enabled\` and \`policy\` can be changed)`);
-    }
-  }
-  if (problems.length === 0 && !("enabled" in patch) && !("policy" in patch)) {
-    problems.push("nothing to change: give `enabled` and/or `policy`");
-  }
-  if (problems.length > 0) throw new ToolSettingsInputError(`Invalid tool settings: ${problems.join("; ")}.`);
-  return patch;
 }
 
 export interface ToolSettingsOptions {

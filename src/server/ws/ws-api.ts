@@ -5,16 +5,16 @@ import type { Context, Hono } from "hono";
 import type { WSContext } from "hono/ws";
 import { z } from "zod";
 import { CallGate, executeOptionsFor } from "../../tools/call-gate.js";
-import { InvalidCursorError, ToolNotFoundError } from "../../tools/errors.js";
 import type { ToolExecutor } from "../../tools/tool-executor.js";
 import type { ToolRegistry } from "../../tools/tool-registry.js";
+import { unauthorized } from "../bearer-token-auth.js";
+import { wsErrorMessage } from "../error-response.js";
+import { badRequest, HttpError, notFound } from "../http-error.js";
 import { decisionsSchema, parseBody, startRunSchema } from "../runs-api/run-request-schemas.js";
 import type { RunService } from "../runs-api/run-service.js";
-import { badRequest, notFound, type RunsApiError } from "../runs-api/runs-api-errors.js";
-import { asRunsApiError } from "../runs-api/runs-routes.js";
 import { sessionCookieOf } from "../security/session-cookie.js";
 import type { SignInAttempts } from "../security/sign-in-limit.js";
-import { type GateRefusal, gateRefusal } from "../tools-api/gate-refusal.js";
+import { gateRefusal } from "../tools-api/gate-refusal.js";
 import type { PendingApprovalsFeed } from "./pending-approvals-feed.js";
 import { watchUnauthenticatedBytes } from "./unauthenticated-byte-budget.js";
 
@@ -93,13 +93,6 @@ function payload(message: Record<string, unknown>): Record<string, unknown> {
   return rest;
 }
 
-/** A call the gate did not let run, thrown out of the dispatch and sent as the error reply. */
-class GateRefusedError extends Error {
-  constructor(readonly refusal: GateRefusal) {
-    super(refusal.message);
-  }
-}
-
 class WsSession {
   readonly #subscriptions = new Map<string, () => void>();
   authenticated: boolean;
@@ -145,22 +138,11 @@ class WsSession {
     this.ws.send(JSON.stringify(message));
   }
 
-  sendError(
-    id: unknown,
-    error: RunsApiError | { message: string; type: string; status: number; reason?: string },
-  ): void {
-    const body: Record<string, unknown> = {
-      type: "error",
-      error: {
-        message: error.message,
-        type: error.type,
-        code: error.status,
-        // What a page branches on (approval_required, tool_policy_never, …), the Tools API's `code`.
-        ...("reason" in error && error.reason ? { reason: error.reason } : {}),
-      },
-    };
-    if (id !== undefined) body.id = id;
-    this.send(body);
+  /** The error reply, as HTTP would answer it (see wsErrorMessage); its HTTP status is returned. */
+  sendError(id: string | number | undefined, error: unknown): number {
+    const message = wsErrorMessage(id, error);
+    this.send({ ...message });
+    return message.status;
   }
 
   close(code: number, reason: string): void {
@@ -199,7 +181,11 @@ class WsSession {
     } catch {
       this.sendError(
         undefined,
-        badRequest('Messages must be JSON objects like {"id": 1, "type": "tools/list"}.'),
+        badRequest(
+          'Messages must be JSON objects like {"id": 1, "type": "tools/list"}.',
+          null,
+          "invalid_json",
+        ),
       );
       return;
     }
@@ -208,7 +194,11 @@ class WsSession {
       const id = (parsed as { id?: unknown } | null)?.id;
       this.sendError(
         typeof id === "string" || typeof id === "number" ? id : undefined,
-        badRequest('A message needs a string "type" (and may carry an "id" echoed in the reply).'),
+        badRequest(
+          'A message needs a string "type" (and may carry an "id" echoed in the reply).',
+          "type",
+          "invalid_message",
+        ),
       );
       return;
     }
@@ -216,11 +206,7 @@ class WsSession {
     const body = payload(envelope.data);
     if (!this.authenticated) {
       if (type !== "auth") {
-        this.sendError(id, {
-          message: 'Authenticate first: {"type":"auth","token":"…"}.',
-          type: "authentication_error",
-          status: 401,
-        });
+        this.sendError(id, unauthorized('Authenticate first: {"type":"auth","token":"…"}.'));
         this.close(POLICY_VIOLATION, "not authenticated");
         return;
       }
@@ -231,19 +217,9 @@ class WsSession {
       if (id !== undefined) reply.id = id;
       this.send(reply);
     } catch (error) {
-      const known = asRunsApiError(error) ?? asToolError(error);
-      if (known) {
-        this.sendError(id, known);
-        if (known.status === 401) this.close(POLICY_VIOLATION, "wrong token");
-        if (known.status === 429) this.close(POLICY_VIOLATION, "too many wrong tokens");
-      } else {
-        process.stderr.write(`toolbridge: WebSocket API: ${(error as Error)?.stack ?? String(error)}\n`);
-        this.sendError(id, {
-          message: "Internal error; see the server's log.",
-          type: "server_error",
-          status: 500,
-        });
-      }
+      const status = this.sendError(id, error);
+      if (status === 401) this.close(POLICY_VIOLATION, "wrong token");
+      if (status === 429) this.close(POLICY_VIOLATION, "too many wrong tokens");
     }
   }
 
@@ -266,11 +242,8 @@ class WsSession {
           { name: call.name, arguments: args },
           { decision: call.confirm === true ? "approved" : undefined, dryRun: call.dryRun === true },
         );
-        if (answer.action !== "run") {
-          throw new GateRefusedError(
-            gateRefusal(call.name, answer, '{"type": "tools/list"} lists the tools this server has.'),
-          );
-        }
+        if (answer.action !== "run")
+          throw gateRefusal(call.name, answer, '{"type": "tools/list"} lists the tools this server has.');
         return this.options.executor.call(call.name, args, {
           userId: this.caller,
           ...executeOptionsFor(answer, call.dryRun === true),
@@ -311,12 +284,15 @@ class WsSession {
       default:
         throw badRequest(
           `Unknown message type "${type}". Known: auth, tools/list, tools/call, runs/start, runs/subscribe, runs/unsubscribe, runs/get, runs/decide, runs/cancel.`,
+          "type",
+          "unknown_message_type",
         );
     }
   }
 
   #runs(): RunService {
-    if (!this.options.runs) throw notFound("This server runs no agents: the runs/* messages are off.");
+    if (!this.options.runs)
+      throw notFound("This server runs no agents: the runs/* messages are off.", "runs_off");
     return this.options.runs;
   }
 
@@ -326,17 +302,16 @@ class WsSession {
     const wait = this.signIn?.retryAfter() ?? 0;
     if (wait > 0) {
       // Not compared at all while the client waits: the answer tells a guesser nothing.
-      throw Object.assign(
-        new Error(
-          `Too Many Requests: too many wrong tokens from this address; no token is checked for ${wait} s.`,
-        ),
-        { isAuth: true, status: 429 },
+      throw new HttpError(
+        429,
+        `Too Many Requests: too many wrong tokens from this address; no token is checked for ${wait} s.`,
+        { code: "too_many_sign_in_failures" },
       );
     }
     if (expected !== undefined && !timingSafeEqual(digest(token), digest(expected))) {
       this.signIn?.failed();
       // A wrong token ends the socket (after this error is sent): guessing must cost a new connection each time.
-      throw Object.assign(new Error("Unauthorized: the token is wrong."), { isAuth: true });
+      throw unauthorized("Unauthorized: the token is wrong.");
     }
     this.authenticated = true;
     if (this.#authTimer) clearTimeout(this.#authTimer);
@@ -363,23 +338,9 @@ class WsSession {
   }
 }
 
-function asToolError(error: unknown) {
-  if (error instanceof GateRefusedError) {
-    const { message, type, status, code } = error.refusal;
-    return { message, type, status, reason: code };
-  }
-  if (error instanceof ToolNotFoundError) return notFound(error.message);
-  if (error instanceof InvalidCursorError) return badRequest(error.message);
-  const auth = error as { isAuth?: boolean; status?: number } | undefined;
-  if (auth?.isAuth && auth.status === 429)
-    return { message: (error as Error).message, type: "rate_limit_error", status: 429 };
-  if (auth?.isAuth) return { message: (error as Error).message, type: "authentication_error", status: 401 };
-  return undefined;
-}
-
 /**
  * The WebSocket API at `/ws`: JSON messages `{id?, type, …}` answered by `{id, type: "result", result}` or
- * `{id, type: "error", error: {message, type, code}}`, and pushes (`tools/list_changed`, `run-event`,
+ * `{id, type: "error", status, error: {message, type, param, code}}` (as HTTP answers), and pushes (`tools/list_changed`, `run-event`,
  * `approval-requested`). The app's guards (Host/Origin) run on the upgrade request like on any route. Returns what
  * the HTTP server needs: `injectWebSocket(server)` once it exists, `close()` at shutdown.
  */
@@ -445,7 +406,10 @@ export function mountWsApi(app: Hono, options: WsApiOptions) {
             return;
           }
           if (typeof event.data !== "string") {
-            current.sendError(undefined, badRequest("Binary messages are not understood; send JSON text."));
+            current.sendError(
+              undefined,
+              badRequest("Binary messages are not understood; send JSON text.", null, "invalid_json"),
+            );
             return;
           }
           void current.handle(event.data);

@@ -412,6 +412,52 @@ const BAD: Array<[string, string, unknown, RegExp | string | null]> = [
     { model: "plain", input: "hi", tools: [RESPONSES_ADD], tool_choice: { type: "function", name: "mul" } },
     "tool_choice.name",
   ],
+  // tool_choice's allowed_tools: one reader for both APIs, each naming the field in its own API's nesting.
+  ...(
+    [
+      [
+        "responses",
+        "/v1/responses",
+        { input: "hi", tools: [RESPONSES_ADD] },
+        (c: object) => c,
+        ".name",
+        (n: string) => ({ name: n }),
+      ],
+      [
+        "chat",
+        "/v1/chat/completions",
+        {
+          messages: [{ role: "user", content: "hi" }],
+          tools: [{ type: "function", function: { name: "add", parameters: ADD_SCHEMA } }],
+        },
+        (c: object) => ({ allowed_tools: c }),
+        ".function.name",
+        (n: string) => ({ type: "function", function: { name: n } }),
+      ],
+    ] as const
+  ).flatMap(([api, path, base, nest, nameAt, listed]): Array<[string, string, unknown, string]> => {
+    const at = api === "chat" ? "tool_choice.allowed_tools" : "tool_choice";
+    const choice = (allowed: object) => ({
+      ...base,
+      model: "plain",
+      tool_choice: { type: "allowed_tools", ...nest(allowed) },
+    });
+    return [
+      [`${api}: allowed_tools listing none`, path, choice({ mode: "auto", tools: [] }), `${at}.tools`],
+      [
+        `${api}: allowed_tools naming no tool`,
+        path,
+        choice({ mode: "auto", tools: [listed("mul")] }),
+        `${at}.tools[0]${nameAt}`,
+      ],
+      [
+        `${api}: allowed_tools mode "sometimes"`,
+        path,
+        choice({ mode: "sometimes", tools: [listed("add")] }),
+        `${at}.mode`,
+      ],
+    ];
+  }),
   [
     "responses: an output for no call",
     "/v1/responses",

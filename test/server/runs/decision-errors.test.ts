@@ -52,11 +52,16 @@ describe("decision errors: one reason, one status, one wording on /api and /ws",
     const surfaces = {
       api: async (runId: string, decisions: unknown[]) => {
         const { status, body } = await postJson(`${s.url}/api/runs/${runId}/decisions`, { decisions });
-        return { status, message: (body as Json).error?.message as string };
+        const error = (body as Json).error;
+        return { status, code: error?.code as string, message: error?.message as string };
       },
       ws: async (runId: string, decisions: unknown[]) => {
         const reply = (await ws.request(++id, { type: "runs/decide", runId, decisions })) as Json;
-        return { status: reply.error?.code as number, message: reply.error?.message as string };
+        return {
+          status: reply.status as number,
+          code: reply.error?.code as string,
+          message: reply.error?.message as string,
+        };
       },
     };
     const rows: Array<[string, string, unknown[], number, RegExp]> = [
@@ -99,6 +104,8 @@ describe("decision errors: one reason, one status, one wording on /api and /ws",
           reason,
           surface,
           status,
+          // The reason, in the error body's snake_case `code`: what a client branches on.
+          code: reason.replaceAll("-", "_"),
           message: expect.stringMatching(message),
         });
       }

@@ -186,6 +186,8 @@ export async function openServer(
     maxBufferedBytes?: number;
     signInLimit?: Parameters<typeof startServer>[0]["signInLimit"];
     secureCookie?: boolean;
+    /** More of serve's surfaces (the Tools API, /v1) and limits, as startServer takes them. */
+    server?: Partial<Parameters<typeof startServer>[0]>;
   } = {},
 ) {
   const store = new SqliteStore(file);
@@ -219,6 +221,7 @@ export async function openServer(
     ...(options.token ? { token: options.token } : {}),
     ...(options.signInLimit ? { signInLimit: options.signInLimit } : {}),
     ...(options.secureCookie ? { secureCookie: true } : {}),
+    ...options.server,
     runs: {
       service,
       keepAliveMs: options.keepAliveMs ?? 1000,

@@ -42,7 +42,7 @@ describe("Runs API: bad input gets a clear 4xx and changes nothing", () => {
   it("rejects malformed starts, unknown runs and models, bad cursors and sequence numbers", async () => {
     const s = await server();
     const cases: Array<[Promise<{ status: number; body: Json }>, number, RegExp]> = [
-      [postJson(`${s.url}/api/runs`, "{not json"), 400, /must be JSON/],
+      [postJson(`${s.url}/api/runs`, "{not json"), 400, /not valid JSON/],
       [postJson(`${s.url}/api/runs`, {}), 400, /Invalid run: message/],
       [postJson(`${s.url}/api/runs`, { message: "hi", extra: 1 }), 400, /extra/],
       [
@@ -56,10 +56,14 @@ describe("Runs API: bad input gets a clear 4xx and changes nothing", () => {
         404,
         /No conversation "conv_nope"/,
       ],
-      [getJson(`${s.url}/api/runs/run_nope`), 404, /No run with id "run_nope"/],
-      [getJson(`${s.url}/api/runs/run_nope/events`), 404, /No run with id/],
+      [
+        getJson(`${s.url}/api/runs/run_nope`),
+        404,
+        /No run "run_nope" on this server; GET \/api\/runs lists the runs/,
+      ],
+      [getJson(`${s.url}/api/runs/run_nope/events`), 404, /No run "run_nope"/],
       [getJson(`${s.url}/api/runs/run_x/events?after=-1`), 400, /after must be an event sequence number/],
-      [postJson(`${s.url}/api/runs/run_nope/cancel`, {}), 404, /No run with id/],
+      [postJson(`${s.url}/api/runs/run_nope/cancel`, {}), 404, /No run "run_nope"/],
       [
         postJson(`${s.url}/api/runs/run_nope/decisions`, {
           decisions: [{ callId: "c", decision: "approve" }],

@@ -45,7 +45,11 @@ describe("WebSocket API", () => {
 
     const first = await socket(s.ws);
     const refused = await first.request(1, { type: "tools/list" });
-    expect(refused).toMatchObject({ type: "error", error: { type: "authentication_error", code: 401 } });
+    expect(refused).toMatchObject({
+      type: "error",
+      status: 401,
+      error: { type: "authentication_error", code: "unauthorized" },
+    });
     await first.waitFor(() => first.closed !== undefined).catch(() => {});
     expect(first.closed?.code).toBe(1008);
 
@@ -90,7 +94,8 @@ describe("WebSocket API", () => {
     const ws = await socket(s.ws);
     ws.socket.send("{nope");
     expect(await ws.waitFor((m) => m.type === "error")).toMatchObject({
-      error: { type: "invalid_request_error", code: 400 },
+      status: 400,
+      error: { type: "invalid_request_error", code: "invalid_json" },
     });
     expect(await ws.request(1, { kind: "x" })).toMatchObject({
       type: "error",
@@ -102,7 +107,8 @@ describe("WebSocket API", () => {
     });
     expect(await ws.request(3, { type: "runs/decide", runId: "run_x", decisions: "yes" })).toMatchObject({
       type: "error",
-      error: { code: 400 },
+      status: 400,
+      error: { code: "invalid_body", param: "decisions" },
     });
     const list = await ws.request(4, { type: "tools/list" });
     expect((list.result as { tools: Array<{ name: string }> }).tools.map((t) => t.name)).toContain("add");
@@ -114,7 +120,8 @@ describe("WebSocket API", () => {
     );
     expect(await ws.request(6, { type: "tools/call", name: "nope" })).toMatchObject({
       type: "error",
-      error: { type: "not_found_error", code: 404 },
+      status: 404,
+      error: { type: "not_found_error", code: "tool_not_found" },
     });
     expect(ws.closed).toBeUndefined();
   });
@@ -168,11 +175,13 @@ describe("WebSocket API", () => {
     });
     expect(second).toMatchObject({
       type: "error",
-      error: { code: 409, message: expect.stringMatching(/denied by websocket/) },
+      status: 409,
+      error: { code: "already_decided", message: expect.stringMatching(/denied by websocket/) },
     });
     expect(await again.request(4, { type: "runs/cancel", runId })).toMatchObject({
       type: "error",
-      error: { code: 409 },
+      status: 409,
+      error: { code: "run_ended" },
     });
     expect((await again.request(5, { type: "runs/get", runId })).result).toMatchObject({
       runId,

@@ -1,10 +1,13 @@
-/** An error answer of the API: `{"error": {message, type, code}}` with its HTTP status. */
+/**
+ * An error answer of the API: `{"error": {message, type, param, code}}` with its HTTP status (over HTTP, or beside the
+ * body in a WebSocket error reply). `code` says which error (`approval_required`, `run_not_found`, …).
+ */
 export class ApiError extends Error {
   constructor(
     message: string,
     readonly status: number,
     readonly type: string | undefined,
-    readonly code: string | number | null | undefined,
+    readonly code: string | null | undefined,
   ) {
     super(message);
     this.name = "ApiError";
@@ -55,8 +58,7 @@ export async function api<T>(
     body = undefined;
   }
   if (!response.ok) {
-    const error = (body as { error?: { message?: string; type?: string; code?: string | number | null } })
-      ?.error;
+    const error = (body as { error?: { message?: string; type?: string; code?: string } })?.error;
     if (response.status === 401 && !path.startsWith("/api/session"))
       for (const listener of unauthorizedListeners) listener();
     throw new ApiError(

@@ -1,4 +1,5 @@
 import { Store } from "../state/external-store.js";
+import { ApiError } from "./http.js";
 import type { PendingApproval, PendingCall, RunEvent, SequencedEvent } from "./types.js";
 
 export type Push =
@@ -176,8 +177,16 @@ export class LiveSocket {
       this.#waiting.delete(id);
       if (data.type === "result") waiting.resolve(data.result);
       else {
-        const error = data.error as { message?: string } | undefined;
-        waiting.reject(new Error(error?.message ?? "The server answered with an error."));
+        // The same error HTTP would answer, its status beside it: a page handles both alike.
+        const error = data.error as { message?: string; type?: string; code?: string } | undefined;
+        waiting.reject(
+          new ApiError(
+            error?.message ?? "The server answered with an error.",
+            typeof data.status === "number" ? data.status : 0,
+            error?.type,
+            error?.code,
+          ),
+        );
       }
       return;
     }

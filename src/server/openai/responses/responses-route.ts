@@ -1,15 +1,13 @@
-import { openAIErrorResponse, toOpenAIApiError } from "../openai-api-error.js";
 import { type TurnRouteOptions, turnRoute, type WireApi } from "../turn-route.js";
 import { parseResponsesRequest, type ResponsesRequest } from "./parse-responses-request.js";
 import { buildResponse, ResponsesEventWriter } from "./responses-writer.js";
 
-/** The Responses wire: a `response` object whole, semantic events streamed, errors in OpenAI's shape. */
+/** The Responses wire: a `response` object whole, semantic events streamed. */
 export const RESPONSES_API: WireApi<ResponsesRequest> = {
   parse: parseResponsesRequest,
   callIdPrefix: "call_",
   respond: buildResponse,
   encoder: (request) => new ResponsesEventWriter(request),
-  errorResponse: (error) => openAIErrorResponse(toOpenAIApiError(error)),
 };
 
 /** `POST /v1/responses`. */

@@ -1,6 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { toOpenAIApiError } from "../openai-api-error.js";
+import type {
+  ResponseFunctionToolCall,
+  ResponseOutputMessage,
+  ResponseReasoningItem,
+} from "openai/resources/responses/responses";
 import type { WireEncoder } from "../stream-turn.js";
+import { turnFailure } from "../turn-failure.js";
 import type { TurnCall, TurnFinishReason, TurnOutput, TurnUsage } from "../turn-reader.js";
 import type { ResponsesRequest } from "./parse-responses-request.js";
 
@@ -11,32 +16,9 @@ function itemId(prefix: string): string {
 
 type Json = Record<string, unknown>;
 
-interface MessageItem {
-  type: "message";
-  id: string;
-  status: "in_progress" | "completed" | "incomplete";
-  role: "assistant";
-  content: Array<{ type: "output_text"; text: string; annotations: []; logprobs: [] }>;
-}
-
-interface ReasoningItem {
-  type: "reasoning";
-  id: string;
-  summary: [];
-  content: Array<{ type: "reasoning_text"; text: string }>;
-  status?: "in_progress" | "completed" | "incomplete";
-}
-
-interface FunctionCallItem {
-  type: "function_call";
-  id: string;
-  call_id: string;
-  name: string;
-  arguments: string;
-  status: "in_progress" | "completed";
-}
-
-type OutputItem = MessageItem | ReasoningItem | FunctionCallItem;
+// The output items are the openai SDK's own types (the one home of OpenAI's wire shapes).
+type FunctionCallItem = ResponseFunctionToolCall;
+type OutputItem = ResponseOutputMessage | ResponseReasoningItem | FunctionCallItem;
 
 function usageOf(usage: TurnUsage) {
   return {
@@ -120,7 +102,7 @@ export function buildResponse(request: ResponsesRequest, outputs: readonly TurnO
           content: [{ type: "output_text", text: piece.text, annotations: [], logprobs: [] }],
         });
     } else if (piece.kind === "reasoning") {
-      if (last?.type === "reasoning") (last.content[0] as { text: string }).text += piece.text;
+      if (last?.type === "reasoning") (last.content?.[0] as { text: string }).text += piece.text;
       else
         output.push({
           type: "reasoning",
@@ -151,7 +133,7 @@ export class ResponsesEventWriter implements WireEncoder {
   readonly #response: ResponseObject;
   readonly #output: OutputItem[] = [];
   /** The message or reasoning item still receiving text. */
-  #open: MessageItem | ReasoningItem | undefined;
+  #open: ResponseOutputMessage | ResponseReasoningItem | undefined;
   #sequence = 0;
   #started = false;
 
@@ -178,13 +160,13 @@ export class ResponsesEventWriter implements WireEncoder {
     const outputIndex = this.#output.indexOf(item);
     const at = { item_id: item.id, output_index: outputIndex, content_index: 0 };
     let out = "";
+    // The item's one content part, which #textInto put there.
+    const part = (item.content as Array<{ text: string }>)[0] as { text: string };
     if (item.type === "message") {
-      const part = item.content[0]!;
       out += this.#event("response.output_text.done", { ...at, text: part.text, logprobs: [] });
       out += this.#event("response.content_part.done", { ...at, part });
       item.status = "completed";
     } else {
-      const part = item.content[0]!;
       out += this.#event("response.reasoning_text.done", { ...at, text: part.text });
       out += this.#event("response.content_part.done", { ...at, part });
     }
@@ -216,7 +198,7 @@ export class ResponsesEventWriter implements WireEncoder {
       });
       (item.content as Array<typeof part>).push({ ...part });
     }
-    const part = item.content[0] as { text: string };
+    const part = (item.content as Array<{ text: string }>)[0] as { text: string };
     part.text += text;
     const at = { item_id: item.id, output_index: this.#output.indexOf(item), content_index: 0 };
     return (
@@ -276,8 +258,8 @@ export class ResponsesEventWriter implements WireEncoder {
 
   /** An `error` event, then `response.failed` with the error: the stream's last events. */
   fail(error: unknown): string {
-    const failure = toOpenAIApiError(error);
-    const code = failure.code ?? failure.type;
+    const failure = turnFailure(error);
+    const code = failure.code;
     const response = this.#response.build({
       status: "failed",
       output: this.#output,
