@@ -1,5 +1,5 @@
 import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 
@@ -19,6 +19,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: forks keep native modules (better-sqlite3) isolated per file.
     pool: "forks",
+    // Vitest's default is one worker fewer than the cores: one worker on a 2-core machine, where the suite then ran
+    // file after file although many files mostly wait (a browser, a served model, child processes). Two at least.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     env: { XDG_DATA_HOME: testData, LOCALAPPDATA: testData, TOOLBRIDGE_TEST_DATA_HOME: testData },
   },
 });
