@@ -19,6 +19,8 @@ export class PostgresNotifications {
   /** Notifications may have been missed (the connection was down): the next connect tells onReconnect handlers. */
   #missed = false;
   #connecting: Promise<void> | undefined;
+  /** LISTENs sent on the open connection and not answered yet. */
+  readonly #listens = new Set<Promise<void>>();
   /** Times the connection was (re-)established; tests and logs read it. */
   connects = 0;
 
@@ -47,10 +49,27 @@ export class PostgresNotifications {
       this.#handlers.set(channel, handlers);
       // A LISTEN that fails means the connection is going: ending it makes the loop reconnect and LISTEN again.
       const client = this.#client;
-      client?.query(`LISTEN ${quoteChannel(channel)}`).catch(() => client.end().catch(() => {}));
+      const listen = client
+        ?.query(`LISTEN ${quoteChannel(channel)}`)
+        .then(
+          () => {},
+          () => client.end().catch(() => {}),
+        )
+        .finally(() => this.#listens.delete(listen as Promise<void>));
+      if (listen) this.#listens.add(listen);
     }
     handlers.add(handler);
     return () => handlers.delete(handler);
+  }
+
+  /**
+   * Resolves once every LISTEN asked for so far has been answered: a notification sent after that reaches the
+   * handlers (one sent before may not; readers poll for that). For callers that must not miss the very next one.
+   */
+  async listened(): Promise<void> {
+    // A connection still being made LISTENs to every channel handled so far before it counts as up.
+    if (this.#connecting) await this.#connecting;
+    await Promise.all([...this.#listens]);
   }
 
   /** Called after the connection came back: notifications sent meanwhile are lost, so read what may have changed. */

@@ -240,6 +240,9 @@ describe.skipIf(!postgresUrl)("PostgresDatabase across a restart of the server",
       await a.store.createRun(newRun("r1"));
       const heard: string[] = [];
       b.events.watch("r1", () => heard.push("event"));
+      // B's first watch sends its LISTEN now: a notification committed before the server has it is not heard (the
+      // log's readers poll for that), so this check of the notification path waits for it.
+      await b.notifications.listened();
       expect(await a.events.append("r1", { type: "run-started" })).toBe(1);
       await expect.poll(() => heard.length).toBe(1);
 
