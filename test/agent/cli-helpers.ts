@@ -25,36 +25,6 @@ export function cli(args: string[], env: Record<string, string> = {}): CliResult
   return { status: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr };
 }
 
-/**
- * `cli` without blocking this process: for tests whose own server (in this process) must keep answering while the
- * CLI runs. A blocked event loop lets the server's keep-alive timer and the client's reuse of that socket race, and
- * the next request fails with ECONNRESET.
- */
-export function cliAsync(
-  args: string[],
-  options: { env?: Record<string, string>; input?: string } = {},
-): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_MAIN, ...args], {
-      cwd: REPO,
-      env: { ...process.env, ...options.env, NO_COLOR: "1" },
-      stdio: ["pipe", "pipe", "pipe"],
-      timeout: 60_000,
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (status, signal) => resolve({ status, signal, stdout, stderr }));
-    child.stdin.end(options.input ?? "");
-  });
-}
-
 export function cliJson<T>(args: string[], env: Record<string, string> = {}): T {
   const result = cli(args, env);
   if (result.status !== 0)

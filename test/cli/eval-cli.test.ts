@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { EvalReport } from "../../src/eval/eval-report.js";
 import type { EntryResult } from "../../src/eval/run-entry.js";
 import { writeTestModel } from "../../src/models/gguf/make-test-model.js";
-import { CLI_MAIN, runCli } from "../helpers/run-cli.js";
+import { CLI_MAIN, runCli, runCliAsync } from "../helpers/run-cli.js";
 import { type LlamaServer, startLlamaOpenAIServer } from "../models/helpers/llama-openai-server.js";
 
 // `toolbridge eval` as a user runs it (the built bin): on a generated tiny GGUF, on the bundled demo model (one format
@@ -294,22 +294,8 @@ describe("toolbridge eval against toolbridge serve's own /v1", { timeout: 300_00
 });
 
 /** The CLI in a child process without blocking this one (which serves the backend it talks to). */
-function evalAsync(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI_MAIN, "eval", ...args], {
-      cwd: dir,
-      env: { ...process.env, NO_COLOR: "1", ...env },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.once("exit", (status) => resolve({ status, stdout, stderr }));
-  });
+function evalAsync(args: string[]) {
+  return runCliAsync(["eval", ...args], { cwd: dir, env, timeoutMs: 300_000 });
 }
 
 describe("toolbridge eval against OpenAI-compatible chat and /v1/completions servers", {

@@ -39,9 +39,10 @@ import { SqliteToolSettingsStore } from "../../src/store/sqlite-tool-settings-st
 import type { AnyToolDefinition } from "../../src/tools/tool-definition.js";
 import { ToolExecutor } from "../../src/tools/tool-executor.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
-import { CLI_MAIN, cliAsync, REPO } from "../agent/cli-helpers.js";
+import { CLI_MAIN, REPO } from "../agent/cli-helpers.js";
 import { scriptedModel } from "../ai-sdk/helpers/scripted-model.js";
 import { tools as gateTools } from "../fixtures/gate/gate-tools.mjs";
+import { runCliAsync } from "../helpers/run-cli.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { TestSocket } from "../server/runs/helpers.js";
 
@@ -219,7 +220,7 @@ async function toolsApiCall(
 
 /** `toolbridge tools call <tool>` in a fresh process: the person's own command names the call. */
 async function cliToolsCall(tool: DryRunTool, mark: string, flags: string[]): Promise<Outcome> {
-  const result = await cliAsync([
+  const result = await runCliAsync([
     "tools",
     "call",
     tool,
@@ -247,13 +248,21 @@ async function cliRun(tool: DryRunTool, mark: string, confirmed: boolean, flags:
       .join("\n"),
   );
   const common = ["--tools-module", FIXTURE_TOOLS, "--db", cliDb];
-  const started = await cliAsync(["run", "go", "--json", "--model", `replay:${turns}`, ...common, ...flags]);
+  const started = await runCliAsync([
+    "run",
+    "go",
+    "--json",
+    "--model",
+    `replay:${turns}`,
+    ...common,
+    ...flags,
+  ]);
   expect(started.status, started.stderr).toBe(0);
   let view = JSON.parse(started.stdout) as RunView;
   if (view.status === "paused" && confirmed) {
     const callId = view.pending[0]?.callId as string;
-    expect((await cliAsync(["runs", "approve", view.runId, callId, "--db", cliDb])).status).toBe(0);
-    const resumed = await cliAsync(["runs", "resume", view.runId, "--json", "--db", cliDb]);
+    expect((await runCliAsync(["runs", "approve", view.runId, callId, "--db", cliDb])).status).toBe(0);
+    const resumed = await runCliAsync(["runs", "resume", view.runId, "--json", "--db", cliDb]);
     expect(resumed.status, resumed.stderr).toBe(0);
     view = JSON.parse(resumed.stdout) as RunView;
   }
@@ -480,7 +489,7 @@ const SURFACES: Surface[] = [
       );
       // The answer line is a harmless next message when no question comes (the model has a turn for it).
       const input = ["go", confirmed ? "y" : "n", "/exit", ""].join("\n");
-      const result = await cliAsync(
+      const result = await runCliAsync(
         ["chat", "--model", `replay:${turns}`, "--tools-module", FIXTURE_TOOLS, "--db", cliDb],
         { env: { TB_GATE_LOG: log }, input },
       );
