@@ -56,3 +56,37 @@ describe("ToolIndex", () => {
     expect(repeated).toEqual(once);
   });
 });
+
+describe("ToolIndex: a tool the request names", () => {
+  const index = new ToolIndex([
+    tool("sort_list", "Sort the elements of a list in ascending or descending order"),
+    tool("array_sort", "Sorts a given list in ascending or descending order"),
+    tool("filter_list", "Filters elements of a list based on a given condition"),
+    tool("add", "Performs the addition of two integers"),
+    tool("sum_numbers", "Add up numbers: add two or more values and return their sum"),
+    tool("getCurrentTime", "Returns the current local time"),
+  ]);
+
+  it("ranks a name spelled as an identifier, or quoted, above every tool it does not name", () => {
+    const ranked = index.search("Sort ['b', 'a'] descending, then keep the words with 'a' using filter_list");
+    expect(ranked[0]?.name).toBe("filter_list");
+    expect(ranked[1]?.name).toBe("sort_list");
+    expect(index.search("call getCurrentTime please")[0]?.name).toBe("getCurrentTime");
+    expect(index.search("use the 'add' function to add up numbers")[0]?.name).toBe("add");
+  });
+
+  it("takes a plain word as a word, not as a tool's name", () => {
+    // "add" here is a verb: the tool whose description covers the request ranks first, as without names.
+    expect(index.search("add up numbers and return their sum")[0]?.name).toBe("sum_numbers");
+    // A name the catalogue does not have changes nothing.
+    expect(index.search("sort with quick_sort ascending")[0]?.name).toBe(
+      index.search("sort ascending")[0]?.name,
+    );
+  });
+
+  it("reuses its scores between searches: a search leaves nothing behind for the next", () => {
+    const first = index.search("sort a list descending");
+    index.search("filter_list elements condition");
+    expect(index.search("sort a list descending")).toEqual(first);
+  });
+});
