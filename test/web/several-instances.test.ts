@@ -114,6 +114,14 @@ describe.skipIf(!available)(
       await onB.page.getByRole("button", { name: "2 pending approvals" }).click();
       const tray = onB.page.getByRole("dialog", { name: "Pending approvals" });
       await until("A's run in B's list", () => tray.getByText(runId).isVisible());
+      // The Runs page behind the tray was read before the run existed: it follows the pending feed, listing A's run
+      // as paused with its two calls waiting (it said "No run matches." until reloaded by hand).
+      const runRow = onB.page.locator(".runs-table tbody tr").filter({ hasText: runId });
+      await until("A's run on B's Runs page", async () =>
+        /paused[\s\S]*0 \+ 2 waiting/.test(
+          (await runRow.textContent({ timeout: 1000 }).catch(() => "")) ?? "",
+        ),
+      );
       await expect(tray.textContent()).resolves.toContain('"file": "alpha.txt"');
       await expect(tray.textContent()).resolves.toContain('"text": "second note"');
       await screenshot(onB.page, "several-instances-b-pending-light");

@@ -17,6 +17,7 @@ import {
   type TimelineItem,
 } from "../runs/run-state.js";
 import { useStore } from "../state/external-store.js";
+import { pendingStore } from "../state/pending.js";
 import { cancelRun, runLog, useRun } from "../state/runs.js";
 import { toolsStore } from "../state/tools.js";
 
@@ -72,6 +73,25 @@ function RunList() {
     document.title = "Runs · toolbridge";
     void load();
   }, [load]);
+  // The list follows the pending-approvals feed: a run that starts waiting (started on another instance, or by
+  // `toolbridge run`, after the list was read) appears, and a run decided elsewhere shows its new status.
+  const pending = useStore(pendingStore);
+  const waitingByRun = useMemo(() => {
+    const counts = new Map<string, number>();
+    for (const call of pending.calls) counts.set(call.runId, (counts.get(call.runId) ?? 0) + 1);
+    return counts;
+  }, [pending.calls]);
+  const waitingKey = [...waitingByRun.keys()].sort().join(" ");
+  const seenWaitingKey = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    if (!pending.loaded) return;
+    const first = seenWaitingKey.current === undefined;
+    const changed = seenWaitingKey.current !== waitingKey;
+    seenWaitingKey.current = waitingKey;
+    if (first || !changed) return;
+    const reload = setTimeout(() => void load(), 200);
+    return () => clearTimeout(reload);
+  }, [waitingKey, pending.loaded, load]);
   const setFilter = (name: string, value: string | undefined) => {
     const params = new URLSearchParams(path.split("?")[1] ?? "");
     if (value) params.set(name, value);
@@ -152,7 +172,12 @@ function RunList() {
                   </td>
                   <td className="wide-only model-cell">{run.model}</td>
                   <td className="wide-only">{run.steps}</td>
-                  <td>{run.toolCalls}</td>
+                  <td>
+                    {run.toolCalls}
+                    {waitingByRun.get(run.runId) ? (
+                      <span className="small muted"> + {waitingByRun.get(run.runId)} waiting</span>
+                    ) : null}
+                  </td>
                   <td className="small wide-only">{(run.tools ?? []).join(", ")}</td>
                   <td className="small wide-only">{formatAgo(run.updatedAt)}</td>
                 </tr>
@@ -464,8 +489,13 @@ function CallRow({ call, runId }: { call: CallState; runId: string }) {
         ) : null}
       </summary>
       <div className="call-row-body">
-        <div className="result-label">Arguments</div>
-        <JsonTree value={call.arguments ?? {}} label={`Arguments of ${call.name}`} />
+        {/* A waiting call's approval panel shows its complete arguments: once is enough. */}
+        {call.phase === "awaiting-approval" ? null : (
+          <>
+            <div className="result-label">Arguments</div>
+            <JsonTree value={call.arguments ?? {}} label={`Arguments of ${call.name}`} />
+          </>
+        )}
         {decision?.originalArguments ? (
           <>
             <div className="result-label">The model asked for</div>
