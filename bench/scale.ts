@@ -22,10 +22,11 @@
  * p99 95 ms (an append is one round trip).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import type pg from "pg";
 import { type PostgresCluster, startPostgresCluster } from "../test/helpers/postgres-cluster.js";
@@ -64,7 +65,19 @@ const now = () => performance.timeOrigin + performance.now();
 function serve(name: "A" | "B", db: string, dir: string): Promise<Instance> {
   const child = spawn(
     process.execPath,
-    [CLI, "serve", "--port", "0", "--db", db, "--tools-module", TOOLS, "-c", "bench.config.json"],
+    [
+      ...(process.env.BENCH_SERVE_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
+      CLI,
+      "serve",
+      "--port",
+      "0",
+      "--db",
+      db,
+      "--tools-module",
+      TOOLS,
+      "-c",
+      "bench.config.json",
+    ],
     {
       cwd: dir,
       env: {
@@ -131,6 +144,113 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
+/** CPU time of the whole machine, in clock ticks, from /proc/stat (busy = all but idle and iowait). */
+function machineCpu(): { busy: number; total: number; cores: number } {
+  const lines = readFileSync("/proc/stat", "utf8").split("\n");
+  const fields = (lines[0] ?? "").trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.reduce((a, b) => a + b, 0);
+  const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+  return { busy: total - idle, total, cores: lines.filter((l) => /^cpu\d/.test(l)).length };
+}
+
+/**
+ * BENCH_DEBUG: what the servers' PostgreSQL sessions are doing, sampled every 10 ms from pg_stat_activity: for each
+ * kind of statement, how often it was seen running (on CPU or waiting for it), waiting for a lock (which), or idle
+ * inside a transaction (PostgreSQL waits for the client: its event loop).
+ */
+async function sampleBackends(url: string): Promise<() => Promise<string>> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  const counts = new Map<string, number>();
+  let samples = 0;
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      const { rows } = await client.query(
+        `SELECT application_name AS app, state, wait_event_type AS wtype, wait_event AS wait, query FROM pg_stat_activity
+         WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() AND state <> 'idle'`,
+      );
+      samples += 1;
+      for (const r of rows as Array<Record<string, string | null>>) {
+        const q = r.query ?? "";
+        const kind = /append_run_events/.test(q)
+          ? "append"
+          : /^(BEGIN|COMMIT)/.test(q)
+            ? q.slice(0, 6)
+            : /^SELECT seq, data FROM/.test(q)
+              ? "event read"
+              : q.replace(/\s+/g, " ").slice(0, 40);
+        const what =
+          r.state === "idle in transaction"
+            ? "idle in tx (waits for Node)"
+            : r.wtype
+              ? `${r.wtype}:${r.wait}`
+              : "running";
+        const key = `${kind.padEnd(42)} ${what}`;
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  })();
+  return async () => {
+    stopped = true;
+    await loop;
+    await client.end();
+    return (
+      [
+        `PostgreSQL sessions, ${samples} samples (mean sessions in each state):`,
+        ...[...counts]
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 25)
+          .map(([key, n]) => `  ${(n / samples).toFixed(2).padStart(6)}  ${key}`),
+      ].join("\n") + "\n"
+    );
+  };
+}
+
+/** CPU ms used by one process (user + system), from /proc. */
+function processCpu(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat
+      .slice(stat.lastIndexOf(")") + 2)
+      .split(" ")
+      .map(Number);
+    return ((f[11] ?? 0) + (f[12] ?? 0)) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU ms used by the cluster's postmaster and every process it started (alive: own time; ended: reaped into it). */
+function postgresCpu(dataDir: string): number | undefined {
+  try {
+    const postmaster = Number(readFileSync(path.join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+    const tick = 1000 / 100;
+    let ms = 0;
+    for (const name of readdirSync("/proc")) {
+      if (!/^\d+$/.test(name)) continue;
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      } catch {
+        continue;
+      }
+      const f = stat
+        .slice(stat.lastIndexOf(")") + 2)
+        .split(" ")
+        .map(Number);
+      // After the command: state(0) ppid(1) … utime(11) stime(12) cutime(13) cstime(14).
+      if (Number(name) === postmaster)
+        ms += ((f[11] ?? 0) + (f[12] ?? 0) + (f[13] ?? 0) + (f[14] ?? 0)) * tick;
+      else if (f[1] === postmaster) ms += ((f[11] ?? 0) + (f[12] ?? 0)) * tick;
+    }
+    return ms;
+  } catch {
+    return undefined;
+  }
+}
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), "tb-bench-scale-"));
   let cluster: PostgresCluster | undefined;
@@ -158,6 +278,13 @@ async function main(): Promise<void> {
     const other = (i: Instance) => (i === a ? b : a);
 
     const runs: RunState[] = [];
+    const loop = monitorEventLoopDelay({ resolution: 5 });
+    loop.enable();
+    const cpuBefore = process.cpuUsage();
+    const machineBefore = machineCpu();
+    const pgBefore = cluster ? postgresCpu(cluster.dataDir) : undefined;
+    const servesBefore = instances.map((i) => processCpu(i.child.pid));
+    const sampler = process.env.BENCH_DEBUG ? await sampleBackends(db) : undefined;
     const started = now();
     const all: Array<Promise<void>> = [];
     const starts = Array.from({ length: RUNS * 2 }, async (_, i) => {
@@ -204,6 +331,12 @@ async function main(): Promise<void> {
     await Promise.all(starts);
     await Promise.all(all);
     const finished = Math.max(...runs.map((r) => r.finishedAt ?? 0));
+    loop.disable();
+    const cpu = process.cpuUsage(cpuBefore);
+    const machine = machineCpu();
+    const pgAfter = cluster ? postgresCpu(cluster.dataDir) : undefined;
+    const servesAfter = instances.map((i) => processCpu(i.child.pid));
+    const backends = await sampler?.();
 
     // What the database logged, to count what the streams missed.
     const client = new Client({ connectionString: db });
@@ -263,6 +396,19 @@ async function main(): Promise<void> {
     const refused = runs.filter((r) => r.decisionStatus !== 200).length;
 
     const seconds = (finished - started) / 1000;
+    // CPU over the measured span (first start to last run-finished), in cores: who used the 2 cores.
+    const cpuLine = () => {
+      const wall = (machine.total - machineBefore.total) / machine.cores;
+      const cores = (ticks: number) => ticks / wall;
+      const bench = (cpu.user + cpu.system) / 1000 / 10;
+      const serves = instances.map((_, i) => ((servesAfter[i] ?? 0) - (servesBefore[i] ?? 0)) / 10);
+      const pgTicks = pgBefore !== undefined && pgAfter !== undefined ? (pgAfter - pgBefore) / 10 : 0;
+      const busy = machine.busy - machineBefore.busy;
+      const others = busy - bench - serves.reduce((a, b) => a + b, 0) - pgTicks;
+      return `CPU (cores of ${machine.cores}, over the run): serve A ${cores(serves[0] ?? 0).toFixed(2)}, serve B ${cores(serves[1] ?? 0).toFixed(2)}, PostgreSQL ${cores(pgTicks).toFixed(2)}, bench client ${cores(bench).toFixed(2)}, everything else on the machine ${cores(others).toFixed(2)}; busy ${cores(busy).toFixed(2)}; load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}`;
+    };
     process.stdout.write(
       [
         `bench:scale — 2 instances × ${RUNS} concurrent runs on one PostgreSQL (${cluster ? "throwaway cluster" : "BENCH_PG_URL"})`,
@@ -271,8 +417,11 @@ async function main(): Promise<void> {
         `lost events: ${lost}, duplicated events: ${duplicated}`,
         `double executions: ${double}, unapproved executions: ${unapproved} (handler runs logged: ${executions.filter((e) => e.phase !== "end").length})`,
         `tool calls by state: ${states.map((s) => `${s.state} ${s.n}`).join(", ")}`,
+        `bench client: event-loop delay p50 ${(loop.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(1)} ms (5 ms timer: p50 5 means no delay)`,
+        cpuLine(),
       ].join("\n") + "\n",
     );
+    if (backends) process.stdout.write(backends);
     if (process.env.BENCH_DEBUG)
       for (const run of runs.slice(0, 2))
         for (const [name, received] of run.streams)
