@@ -229,7 +229,9 @@ ALTER TABLE {S}.runs ADD COLUMN cancel_request json;
     // appends: a trigger makes every such change take the run's append lock first, so a claim waits for an append in
     // flight, and an append that comes after it waits for it to commit, then reads the new epoch (each statement of
     // the function reads as of its start: after the lock) and is fenced. The lock has its own key space (two-key
-    // form, first key the log's name), so it does not meet the single-key migration lock.
+    // form, first key the log's name), so it does not meet the single-key migration lock. Claims change one run's
+    // epoch per transaction; a statement changing several would take their append locks in its own order, against
+    // batches taking them in id order: a deadlock PostgreSQL ends, and the append batch (40P01) is retried.
     sql: `
 CREATE FUNCTION {S}.runs_epoch_takes_append_lock() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
