@@ -298,16 +298,10 @@ async function main(): Promise<void> {
     const other = (i: Instance) => (i === a ? b : a);
 
     const runs: RunState[] = [];
-    const loop = monitorEventLoopDelay({ resolution: 5 });
-    loop.enable();
-    const cpuBefore = process.cpuUsage();
-    const machineBefore = machineCpu();
-    const pgBefore = cluster ? postgresCpu(cluster.dataDir) : undefined;
-    const servesBefore = instances.map((i) => processCpu(i.child.pid));
-    const sampler = process.env.BENCH_DEBUG ? await sampleBackends(db) : undefined;
-    const started = now();
-    const all: Array<Promise<void>> = [];
-    const starts = Array.from({ length: RUNS * 2 }, async (_, i) => {
+    // BENCH_WARMUP=1: one run on each instance first, not counted, so that what is measured is not the first run's
+    // (code loaded and compiled on first use, in the servers and in this client).
+    const warmups: RunState[] = [];
+    const startRun = async (i: number, into: RunState[], all: Array<Promise<void>>): Promise<void> => {
       const on = i % 2 === 0 ? a : b;
       const response = await fetch(`${on.url}/api/runs`, {
         method: "POST",
@@ -316,7 +310,7 @@ async function main(): Promise<void> {
       });
       const { runId } = (await response.json()) as { runId: string };
       const run: RunState = { runId, startedOn: on, deny: i % 5 === 4, streams: new Map() };
-      runs.push(run);
+      into.push(run);
       const decide = () => {
         if (run.decisionSentAt !== undefined) return;
         run.decisionSentAt = now();
@@ -347,7 +341,22 @@ async function main(): Promise<void> {
             if (type === "run-paused") decide();
           }),
         );
-    });
+    };
+    if (process.env.BENCH_WARMUP) {
+      const warming: Array<Promise<void>> = [];
+      await Promise.all([0, 1].map((i) => startRun(i, warmups, warming)));
+      await Promise.all(warming);
+    }
+    const loop = monitorEventLoopDelay({ resolution: 5 });
+    loop.enable();
+    const cpuBefore = process.cpuUsage();
+    const machineBefore = machineCpu();
+    const pgBefore = cluster ? postgresCpu(cluster.dataDir) : undefined;
+    const servesBefore = instances.map((i) => processCpu(i.child.pid));
+    const sampler = process.env.BENCH_DEBUG ? await sampleBackends(db) : undefined;
+    const started = now();
+    const all: Array<Promise<void>> = [];
+    const starts = Array.from({ length: RUNS * 2 }, (_, i) => startRun(i, runs, all));
     await Promise.all(starts);
     await Promise.all(all);
     const finished = Math.max(...runs.map((r) => r.finishedAt ?? 0));
@@ -390,15 +399,24 @@ async function main(): Promise<void> {
         for (let seq = 1; seq <= expected; seq++) if (!seen.has(seq)) lost += 1;
       }
     }
-    const executions = existsSync(path.join(dir, "executions.log"))
-      ? readFileSync(path.join(dir, "executions.log"), "utf8")
-          .split("\n")
-          .filter(Boolean)
-          .map(
-            (line) =>
-              JSON.parse(line) as { tool: string; runId: string; callId: string; phase: string; at: number },
-          )
-      : [];
+    const warm = new Set(warmups.map((r) => r.runId));
+    const executions = (
+      existsSync(path.join(dir, "executions.log"))
+        ? readFileSync(path.join(dir, "executions.log"), "utf8")
+            .split("\n")
+            .filter(Boolean)
+            .map(
+              (line) =>
+                JSON.parse(line) as {
+                  tool: string;
+                  runId: string;
+                  callId: string;
+                  phase: string;
+                  at: number;
+                },
+            )
+        : []
+    ).filter((e) => !warm.has(e.runId));
     const byCall = new Map<string, number>();
     for (const e of executions) {
       if (e.phase === "end") continue;
