@@ -40,6 +40,13 @@
  * p99 94.5 ms; the SSE write → this client has it p50 3.4 ms, p99 318.8 ms. This client's event loop was delayed by
  * up to 239–573 ms (p99 53.7–139.7 ms) in the 5 runs above; the run with p99 412.7 ms had its worst (p99 139.7 ms),
  * the one with 135.1 ms a p99 of 66.9 ms.
+ *
+ * With BENCH_WARMUP=1 (after; the servers' and this client's first run not measured): 2 × 5 p50 14.4–17.2 ms, p99
+ * 45.6–60.8 ms (3 runs); 2 × 3 p50 11.2–19.5 ms, p99 36.2–48.9 ms (2); 2 × 2 p50 8.6–10.3 ms, p99 21.4–24.9 ms (2);
+ * busy 1.78–1.95 of 2 cores throughout (others: 0.08–0.36). What is left is the event loops': at 2 × 25 (one
+ * instrumented run, p99 76.9 ms), the append statement took p50 11.0 ms, p99 34.7 ms from the serve's send to its
+ * result, while PostgreSQL had it running 0.21 sessions on average (~1 ms each): the rest is the serve getting round
+ * to the answer, its event loop delayed p50 7–9 ms, p99 35–57 ms (5 ms timer) by the other runs' work.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
