@@ -21,24 +21,24 @@
  * BENCH_SERVE_NODE_ARGS passes node flags (e.g. --cpu-prof) to the two serves.
  *
  * Measured 2026-11-28 (Node 20, PostgreSQL 15, 2 cores; another engineer's processes used 0.03–0.28 core meanwhile,
- * load average 2–4.5), the build before migration 3 and the separate event reads alternated with the build after
- * them, same minutes:
+ * load average 1–5), the build before migration 3 and the separate event reads alternated with the build after
+ * them in the same minutes (3 runs each; the "after" column also counts the later runs of the final build):
  *
  * | runs    | before: runs/s; live latency p50; p99                   | after: runs/s; p50; p99                                |
  * | ------- | ------------------------------------------------------- | ------------------------------------------------------ |
- * | 2 × 250 | 27.4–30.9; 54.9–69.8 ms; 812.7–948.0 ms (3 runs)        | 22.9–27.0; 32.0–39.0 ms; 113.0–412.7 ms (5 runs)        |
- * | 2 × 25  | 18.6–19.8; 45.0–52.7 ms; 169.5–196.5 ms (3 runs)        | 19.4–21.5; 25.6–30.6 ms; 99.1–117.6 ms (3 runs)         |
+ * | 2 × 250 | 27.4–30.9; 54.9–69.8 ms; 812.7–948.0 ms (3 runs)        | 22.9–27.0; 32.0–39.0 ms; 113.0–412.7 ms (7 runs)        |
+ * | 2 × 25  | 18.6–19.8; 45.0–52.7 ms; 169.5–196.5 ms (3 runs)        | 15.4–21.5; 25.6–33.7 ms; 91.1–123.9 ms (7 runs)         |
  * | 2 × 5   | 10.6–12.1; 28.9–38.1 ms; 181.4–189.8 ms (3 runs)        | 8.9–10.2; 19.7–28.3 ms; 81.5–136.8 ms (3 runs)          |
  * | 2 × 1   | 4.9–7.9; 8.5–11.1 ms; 27.1–31.6 ms (3 runs)             | 5.9–6.7; 7.4–14.9 ms; 21.6–27.1 ms (3 runs)             |
  *
  * 0 lost, 0 duplicated, 0 double, 0 unapproved in every run (2 × 250: 22,608 events on 1,000 streams, 900 handler
  * runs, 100 denials). p99 < 50 ms holds at 2 × 1 only, and every size saturates the machine while it runs: busy
- * 1.96–1.98 of 2 cores at 2 × 25 and 2 × 250 (at 2 × 250: serves 0.39–0.42 each, PostgreSQL 0.80–0.85, this client
+ * 1.96–1.98 of 2 cores at 2 × 25 and 2 × 250 (at 2 × 250: serves 0.39–0.42 each, PostgreSQL 0.80–0.86, this client
  * 0.29–0.31), 1.85–1.94 at 2 × 5, 1.73–1.88 even at 2 × 1 (its 2 runs and 4 streams start at once; this client alone
  * took 0.57–0.65 core). At 2 × 250 the tail is mostly this client's. Split by the servers' own stamps (temporary
  * instrumentation, one run with p99 360.7 ms in all): the agent's stamp → the SSE write on the server p50 32.4 ms,
  * p99 94.5 ms; the SSE write → this client has it p50 3.4 ms, p99 318.8 ms. This client's event loop was delayed by
- * up to 239–573 ms (p99 53.7–139.7 ms) in the 5 runs above; the run with p99 412.7 ms had its worst (p99 139.7 ms),
+ * up to 239–573 ms (p99 53.7–139.7 ms) in the 7 runs above; the run with p99 412.7 ms had its worst (p99 139.7 ms),
  * the one with 135.1 ms a p99 of 66.9 ms.
  *
  * With BENCH_WARMUP=1 (after; the servers' and this client's first run not measured): 2 × 5 p50 14.4–17.2 ms, p99
@@ -47,6 +47,9 @@
  * instrumented run, p99 76.9 ms), the append statement took p50 11.0 ms, p99 34.7 ms from the serve's send to its
  * result, while PostgreSQL had it running 0.21 sessions on average (~1 ms each): the rest is the serve getting round
  * to the answer, its event loop delayed p50 7–9 ms, p99 35–57 ms (5 ms timer) by the other runs' work.
+ * Tried and not kept: two append batches at once (a run's events still waiting for its own batch in flight), which
+ * measured no better, alternated with the kept build — 2 × 25 p99 95.7–131.4 ms against 91.1–106.4 ms, 2 × 250
+ * 201.3–383.8 ms against 142.6–225.5 ms, PostgreSQL 0.90–0.91 core against 0.82–0.86.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
