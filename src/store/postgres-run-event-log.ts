@@ -234,7 +234,14 @@ export class PostgresRunEventLog implements RunEventLog {
       for (const r of batch) r.reject(error);
       return;
     }
-    for (const r of batch) r.resolve([...(wanted.get(`${r.runId}\u0000${r.after}`)?.records ?? [])]);
+    // Each caller gets events of its own, as from a read of its own: a second asker of the same records gets copies.
+    const handedOut = new Set<string>();
+    for (const r of batch) {
+      const key = `${r.runId}\u0000${r.after}`;
+      const records = wanted.get(key)?.records ?? [];
+      r.resolve(handedOut.has(key) ? structuredClone(records) : records);
+      handedOut.add(key);
+    }
   }
 
   async lastSeq(runId: string): Promise<number> {

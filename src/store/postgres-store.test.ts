@@ -255,6 +255,7 @@ describe.skipIf(!postgresUrl)("PostgresRunEventLog fencing", () => {
       ["r3", 3],
       ["nobody", 0],
       ["r1", 0],
+      ["r3", 0],
     ];
     const read = await Promise.all(asked.map(([id, after]) => a.events.list(id, after)));
     expect(read.map((records) => records.map((r) => `${r.runId}:${r.seq}:${r.event.text}`))).toEqual([
@@ -266,7 +267,12 @@ describe.skipIf(!postgresUrl)("PostgresRunEventLog fencing", () => {
       [],
       [],
       ["r1:1:r1.1", "r1:2:r1.2", "r1:3:r1.3"],
+      ["r3:1:r3.1", "r3:2:r3.2", "r3:3:r3.3"],
     ]);
+    // Asked twice in one batch (the first two asks go alone, the rest together), read once, but each asker has
+    // events of its own to keep or change.
+    expect(read[8]?.[0]).toEqual(read[2]?.[0]);
+    expect(read[8]?.[0]?.event).not.toBe(read[2]?.[0]?.event);
     expect((await a.events.list("r2", 0, 2)).map((r) => r.seq)).toEqual([1, 2]);
   });
 
