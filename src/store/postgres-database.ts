@@ -18,6 +18,9 @@ export interface PostgresDatabaseOptions extends PostgresConnectionOptions {
   leaseMs?: number;
 }
 
+/** Connections of the event log's reads (see PostgresRunEventLog.list): reads in flight at once, each a batch. */
+const READER_CONNECTIONS = 2;
+
 /** Whether `location` is a PostgreSQL URL (`postgres://` or `postgresql://`). */
 export function isPostgresUrl(location: string): boolean {
   return /^postgres(?:ql)?:\/\//i.test(location.trim());
@@ -42,16 +45,19 @@ export class PostgresDatabase {
   readonly location: string;
   #closing: Promise<void> | undefined;
   readonly #writer: PostgresConnection;
+  readonly #reader: PostgresConnection;
 
   private constructor(
     connection: PostgresConnection,
     writer: PostgresConnection,
+    reader: PostgresConnection,
     schema: string,
     schemaVersion: number,
     leaseMs: number,
   ) {
     this.connection = connection;
     this.#writer = writer;
+    this.#reader = reader;
     this.schemaVersion = schemaVersion;
     this.location = redactDbUrl(connection.url);
     const S = quoteSchema(schema);
@@ -78,6 +84,8 @@ export class PostgresDatabase {
     this.events = new PostgresRunEventLog({
       connection,
       writer,
+      reader,
+      readerConnections: READER_CONNECTIONS,
       leases: this.leases,
       notifications: this.notifications,
       sql,
@@ -103,16 +111,23 @@ export class PostgresDatabase {
     const connectionOptions = { idleInTransactionTimeoutMs: Math.min(leaseMs, 10_000), ...options };
     const connection = await PostgresConnection.open(url, connectionOptions);
     let writer: PostgresConnection | undefined;
+    let reader: PostgresConnection | undefined;
     try {
       const version = await connection.tx((client) => migratePostgres(client, schema, redactDbUrl(url)));
       // The event log's appends get a connection of their own (see PostgresRunEventLog).
       writer = await PostgresConnection.open(url, { ...connectionOptions, maxConnections: 1 });
-      const database = new PostgresDatabase(connection, writer, schema, version, leaseMs);
+      // And its reads theirs: the live events of streams must not queue behind run transactions for the pool.
+      reader = await PostgresConnection.open(url, {
+        ...connectionOptions,
+        maxConnections: READER_CONNECTIONS,
+      });
+      const database = new PostgresDatabase(connection, writer, reader, schema, version, leaseMs);
       // Listening from the start: the channels registered later join the same connection.
       await database.notifications.start();
       return database;
     } catch (error) {
       await writer?.close().catch(() => {});
+      await reader?.close().catch(() => {});
       await connection.close().catch(() => {});
       throw error;
     }
@@ -135,6 +150,7 @@ export class PostgresDatabase {
       this.leases.stop();
       await this.notifications.close();
       await this.#writer.close();
+      await this.#reader.close();
       await this.connection.close();
     })();
     return this.#closing;

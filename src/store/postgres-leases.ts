@@ -10,6 +10,8 @@ import { RunFencedError, type RunLeases, type RunRecord } from "./store.js";
  * - `fence(client, runId)` starts each state transaction of a run: `UPDATE runs … WHERE id AND epoch` takes the run's
  *   row lock and checks the fencing token in one statement. A claim by another instance increments the epoch under the
  *   same row lock, so a write either commits before the takeover or matches 0 rows and throws RunFencedError.
+ *   Events are fenced apart from that (PostgresRunEventLog): under the run's append lock, which a change of epoch
+ *   takes too (migration 3's trigger), so that a state transaction holding the row does not hold up the run's events.
  * - The heartbeat renews every held lease every `leaseMs / 3`; a lease whose epoch moved on is lost: `onLost`
  *   listeners hear of it (the driver stops) and its later writes are fenced without asking the database.
  */

@@ -21,6 +21,14 @@ interface Queued {
   reject: (error: unknown) => void;
 }
 
+/** A `list` waiting for the next batch read. */
+interface ReadRequest {
+  runId: string;
+  after: number;
+  resolve: (records: RunEventRecord[]) => void;
+  reject: (error: unknown) => void;
+}
+
 /** Events of these types are written by whoever records them (a decision on any instance), not by the run's driver. */
 const UNFENCED_TYPES = new Set(["approval-decided"]);
 
@@ -34,13 +42,24 @@ const UNFENCED_TYPES = new Set(["approval-decided"]);
  * Group commit, as SqliteRunEventLog: everything appended while the previous batch commits goes in the next one (one
  * transaction in flight at a time, so a run's events keep their order). Runs are locked in id order, so two
  * instances' batches cannot deadlock. An event of a run whose lease this process lost is not written (RunFencedError):
- * a stale driver adds nothing to the log after a takeover. A batch that fails because the server went away is
+ * a stale driver adds nothing to the log after a takeover. The epoch is checked under the run's append lock, not its
+ * row lock (migration 3): a takeover takes the append lock too, while the run's own state transactions, which hold
+ * the row, do not hold up its events. A batch that fails because the server went away is
  * retried (PostgresConnection.tx) until it comes back, so no event is lost to a restart.
  */
 export class PostgresRunEventLog implements RunEventLog {
   readonly #db: PostgresConnection;
   /** A connection of its own for appends: they never wait for the pool that run transactions and reads share. */
   readonly #writer: PostgresConnection;
+  /**
+   * Connections of their own for `list`: a stream's next events are read while run transactions hold every connection
+   * of the shared pool (bench/scale: each of its 10 connections held 40–100 ms per transaction at 2 × 25 runs, reads
+   * queued behind them for up to 300 ms).
+   */
+  readonly #reader: PostgresConnection;
+  readonly #readerConnections: number;
+  #reads: ReadRequest[] = [];
+  #readsInFlight = 0;
   readonly #leases: PostgresLeases;
   readonly #notifications: PostgresNotifications;
   readonly #sql: (text: string) => string;
@@ -54,6 +73,9 @@ export class PostgresRunEventLog implements RunEventLog {
   constructor(input: {
     connection: PostgresConnection;
     writer: PostgresConnection;
+    /** For reads of the log; `readerConnections` (default 1) batches of them at once. */
+    reader: PostgresConnection;
+    readerConnections?: number;
     leases: PostgresLeases;
     notifications: PostgresNotifications;
     sql: (text: string) => string;
@@ -61,6 +83,8 @@ export class PostgresRunEventLog implements RunEventLog {
   }) {
     this.#db = input.connection;
     this.#writer = input.writer;
+    this.#reader = input.reader;
+    this.#readerConnections = input.readerConnections ?? 1;
     this.#leases = input.leases;
     this.#notifications = input.notifications;
     this.#sql = input.sql;
@@ -141,24 +165,87 @@ export class PostgresRunEventLog implements RunEventLog {
     return seqs;
   }
 
-  async list(runId: string, after = 0, limit?: number): Promise<RunEventRecord[]> {
-    const rows =
-      limit === undefined || limit < 0
-        ? await this.#db.query(
-            this.#sql("SELECT seq, data FROM {S}.run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq"),
-            [runId, after],
-          )
-        : await this.#db.query(
-            this.#sql(
-              "SELECT seq, data FROM {S}.run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
-            ),
-            [runId, after, limit],
-          );
-    return rows.map((r) => ({ runId, seq: Number(r.seq), event: r.data as RunEventRecord["event"] }));
+  /**
+   * Without a limit (what streams ask for: everything after the last event they have), reads are batched as appends
+   * are: those asked for while `readerConnections` batches are in flight go in the next one, a single statement for
+   * every run (one round trip however many streams woke at once). With a limit, read alone.
+   */
+  list(runId: string, after = 0, limit?: number): Promise<RunEventRecord[]> {
+    if (limit !== undefined && limit >= 0)
+      return this.#reader
+        .query(
+          this.#sql(
+            "SELECT seq, data FROM {S}.run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+          ),
+          [runId, after, limit],
+        )
+        .then((rows) =>
+          rows.map((r) => ({ runId, seq: Number(r.seq), event: r.data as RunEventRecord["event"] })),
+        );
+    return new Promise((resolve, reject) => {
+      this.#reads.push({ runId, after, resolve, reject });
+      this.#scheduleReads();
+    });
+  }
+
+  #scheduleReads(): void {
+    while (this.#readsInFlight < this.#readerConnections && this.#reads.length > 0) {
+      const batch = this.#reads;
+      this.#reads = [];
+      this.#readsInFlight += 1;
+      void this.#readBatch(batch).finally(() => {
+        this.#readsInFlight -= 1;
+        this.#scheduleReads();
+      });
+    }
+  }
+
+  async #readBatch(batch: ReadRequest[]): Promise<void> {
+    // Asked twice (two streams of one run at the same point): read once.
+    const wanted = new Map<string, { runId: string; after: number; records: RunEventRecord[] }>();
+    for (const r of batch) {
+      const key = `${r.runId}\u0000${r.after}`;
+      if (!wanted.has(key)) wanted.set(key, { runId: r.runId, after: r.after, records: [] });
+    }
+    const asked = [...wanted.values()];
+    try {
+      const rows =
+        asked.length === 1
+          ? await this.#reader.query(
+              this.#sql(
+                "SELECT 1 AS i, seq, data FROM {S}.run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq",
+              ),
+              [asked[0]?.runId, asked[0]?.after],
+            )
+          : await this.#reader.query(
+              this.#sql(
+                `SELECT w.i, e.seq, e.data
+                 FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS w(run_id, after, i)
+                 JOIN {S}.run_events e ON e.run_id = w.run_id AND e.seq > w.after
+                 ORDER BY w.i, e.seq`,
+              ),
+              [asked.map((a) => a.runId), asked.map((a) => a.after)],
+            );
+      for (const row of rows) {
+        const a = asked[Number(row.i) - 1];
+        a?.records.push({ runId: a.runId, seq: Number(row.seq), event: row.data as RunEventRecord["event"] });
+      }
+    } catch (error) {
+      for (const r of batch) r.reject(error);
+      return;
+    }
+    // Each caller gets events of its own, as from a read of its own: a second asker of the same records gets copies.
+    const handedOut = new Set<string>();
+    for (const r of batch) {
+      const key = `${r.runId}\u0000${r.after}`;
+      const records = wanted.get(key)?.records ?? [];
+      r.resolve(handedOut.has(key) ? structuredClone(records) : records);
+      handedOut.add(key);
+    }
   }
 
   async lastSeq(runId: string): Promise<number> {
-    const [row] = await this.#db.query(
+    const [row] = await this.#reader.query(
       this.#sql("SELECT COALESCE(MAX(seq), 0) AS seq FROM {S}.run_events WHERE run_id = $1"),
       [runId],
     );

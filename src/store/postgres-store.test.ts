@@ -1,3 +1,5 @@
+import { createRequire } from "node:module";
+import type pg from "pg";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import {
   adminQuery,
@@ -74,6 +76,38 @@ const turn = (runId: string, calls: ReturnType<typeof pendingCall>[]) => ({
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const { Client } = createRequire(import.meta.url)("pg") as typeof pg;
+
+/** A session of its own on the database, to hold a transaction open while the store works. */
+async function session(url: string): Promise<pg.Client> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  return client;
+}
+
+/** Whether a statement of the store's (matching `like`) is waiting for a lock held by another session. */
+async function waitingForLock(url: string, like: string): Promise<boolean> {
+  const client = await session(url);
+  try {
+    const { rows } = await client.query(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1 AND pid <> pg_backend_pid()",
+      [like],
+    );
+    return (rows[0] as { n: number }).n > 0;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Settles with `promise`, or rejects naming `what` when it has not settled within `ms` (for a wait that would hang). */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: still waiting after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
 
 describe.skipIf(!postgresUrl)("PostgresDatabase", () => {
   it("migrates once when instances start at once, into its own schema, and refuses a newer schema", async () => {
@@ -181,6 +215,119 @@ describe.skipIf(!postgresUrl)("PostgresStore leases", () => {
         r.owner?.startsWith("claimer:"),
       ),
     ).toBe(true);
+  });
+});
+
+describe.skipIf(!postgresUrl)("PostgresRunEventLog fencing", () => {
+  it("appends the driver's events while a state transaction of the run holds its row", async () => {
+    const url = await database();
+    const a = await instance(url);
+    await a.store.createRun(newRun("r1", "a:1"));
+    // As recordTurn or completeStep do from their first statement to COMMIT: the run's row locked.
+    const state = await session(url);
+    try {
+      await state.query("BEGIN");
+      await state.query("UPDATE toolbridge.runs SET updated_at = now() WHERE id = 'r1'");
+      // The epoch check used to take the row FOR SHARE: every event waited for the run's transactions (and, batched,
+      // every other run's events with it).
+      expect(await within(a.events.append("r1", { type: "step-started" }), 5000, "the append")).toBe(1);
+      await state.query("COMMIT");
+    } finally {
+      await state.end();
+    }
+    expect((await a.events.list("r1")).map((r) => r.seq)).toEqual([1]);
+  });
+
+  it("reads many runs' events at once, in batches, each as asked", async () => {
+    const url = await database();
+    const a = await instance(url);
+    for (const id of ["r1", "r2", "r3"]) await a.store.createRun(newRun(id, "a:1"));
+    for (let i = 1; i <= 3; i++)
+      for (const id of ["r1", "r2", "r3"])
+        await a.events.append(id, { type: "text-delta", text: `${id}.${i}` });
+    // More at once than the reader has connections: the later ones go in one statement together.
+    const asked: Array<[string, number]> = [
+      ["r1", 0],
+      ["r2", 1],
+      ["r3", 0],
+      ["r1", 2],
+      ["r2", 1],
+      ["r3", 3],
+      ["nobody", 0],
+      ["r1", 0],
+      ["r3", 0],
+    ];
+    const read = await Promise.all(asked.map(([id, after]) => a.events.list(id, after)));
+    expect(read.map((records) => records.map((r) => `${r.runId}:${r.seq}:${r.event.text}`))).toEqual([
+      ["r1:1:r1.1", "r1:2:r1.2", "r1:3:r1.3"],
+      ["r2:2:r2.2", "r2:3:r2.3"],
+      ["r3:1:r3.1", "r3:2:r3.2", "r3:3:r3.3"],
+      ["r1:3:r1.3"],
+      ["r2:2:r2.2", "r2:3:r2.3"],
+      [],
+      [],
+      ["r1:1:r1.1", "r1:2:r1.2", "r1:3:r1.3"],
+      ["r3:1:r3.1", "r3:2:r3.2", "r3:3:r3.3"],
+    ]);
+    // Asked twice in one batch (the first two asks go alone, the rest together), read once, but each asker has
+    // events of its own to keep or change.
+    expect(read[8]?.[0]).toEqual(read[2]?.[0]);
+    expect(read[8]?.[0]?.event).not.toBe(read[2]?.[0]?.event);
+    expect((await a.events.list("r2", 0, 2)).map((r) => r.seq)).toEqual([1, 2]);
+  });
+
+  it("orders appends with takeovers: an append waits for a claim in flight and is then refused; a claim waits for an append in flight", async () => {
+    const url = await database();
+    const a = await instance(url);
+    await a.store.createRun(newRun("r1", "a:1"));
+
+    // A takeover in flight (B's claim, uncommitted) while A, unaware, appends with the epoch it holds.
+    const claim = await session(url);
+    try {
+      await claim.query("BEGIN");
+      await claim.query("UPDATE toolbridge.runs SET owner = 'b:1', epoch = epoch + 1 WHERE id = 'r1'");
+      const appending = a.events.append("r1", { type: "text-delta", text: "stale" });
+      const settled = appending.then(
+        () => "written",
+        () => "refused",
+      );
+      // Read before the claim commits, the old epoch would still match: the append must wait for the claim.
+      await waitFor("the append to wait for the claim", () => waitingForLock(url, "%append_run_events%"));
+      await claim.query("COMMIT");
+      await expect(appending).rejects.toBeInstanceOf(RunFencedError);
+      expect(await settled).toBe("refused");
+    } finally {
+      await claim.end();
+    }
+    expect(await a.events.list("r1")).toEqual([]);
+
+    // The new owner's append in flight (uncommitted): a further takeover waits until it has committed.
+    const [{ epoch } = { epoch: 0 }] = (await a.connection.query(
+      "SELECT epoch FROM toolbridge.runs WHERE id = 'r1'",
+    )) as Array<{
+      epoch: number;
+    }>;
+    const append = await session(url);
+    const taker = await session(url);
+    try {
+      await append.query("BEGIN");
+      await append.query(
+        "SELECT * FROM toolbridge.append_run_events('toolbridge_events', ARRAY[gen_random_uuid()], ARRAY['r1'], ARRAY[$1::bigint], ARRAY['step-started'], ARRAY[0::bigint], ARRAY['{\"type\":\"step-started\"}'::json])",
+        [epoch],
+      );
+      const taking = taker.query(
+        "UPDATE toolbridge.runs SET owner = 'c:1', epoch = epoch + 1 WHERE id = 'r1'",
+      );
+      await waitFor("the takeover to wait for the append", () =>
+        waitingForLock(url, "UPDATE toolbridge.runs SET owner = 'c:1'%"),
+      );
+      await append.query("COMMIT");
+      expect((await taking).rowCount).toBe(1);
+    } finally {
+      await append.end();
+      await taker.end();
+    }
+    expect((await a.events.list("r1")).map((r) => [r.seq, r.event.type])).toEqual([[1, "step-started"]]);
   });
 });
 
