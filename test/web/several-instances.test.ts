@@ -111,10 +111,7 @@ describe.skipIf(!available)(
       await until("B's header to count A's calls", () =>
         onB.page.getByRole("button", { name: "2 pending approvals" }).isVisible(),
       );
-      await onB.page.getByRole("button", { name: "2 pending approvals" }).click();
-      const tray = onB.page.getByRole("dialog", { name: "Pending approvals" });
-      await until("A's run in B's list", () => tray.getByText(runId).isVisible());
-      // The Runs page behind the tray was read before the run existed: it follows the pending feed, listing A's run
+      // B's Runs page was read before the run existed: it follows the pending feed, listing A's run
       // as paused with its two calls waiting (it said "No run matches." until reloaded by hand).
       const runRow = onB.page.locator(".runs-table tbody tr").filter({ hasText: runId });
       await until("A's run on B's Runs page", async () =>
@@ -122,6 +119,10 @@ describe.skipIf(!available)(
           (await runRow.textContent({ timeout: 1000 }).catch(() => "")) ?? "",
         ),
       );
+      await screenshot(onB.page, "several-instances-b-runs-light");
+      await onB.page.getByRole("button", { name: "2 pending approvals" }).click();
+      const tray = onB.page.getByRole("dialog", { name: "Pending approvals" });
+      await until("A's run in B's list", () => tray.getByText(runId).isVisible());
       await expect(tray.textContent()).resolves.toContain('"file": "alpha.txt"');
       await expect(tray.textContent()).resolves.toContain('"text": "second note"');
       await screenshot(onB.page, "several-instances-b-pending-light");
