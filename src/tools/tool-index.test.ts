@@ -90,3 +90,28 @@ describe("ToolIndex: a tool the request names", () => {
     expect(index.search("sort a list descending")).toEqual(first);
   });
 });
+
+describe("ToolIndex: hostile requests", () => {
+  const index = new ToolIndex([
+    tool("get_weather", "Current conditions for a city"),
+    tool("sortList", "Sort a list"),
+  ]);
+
+  // Each shape once cost time quadratic in its length (a name pattern that backtracked) or threw (half a million words
+  // spread into one call's arguments): 50 KB of capitals took 7.6 s, a megabyte of `AB1` threw a RangeError.
+  it.each([
+    ["capitals, then one small letter", `${"A".repeat(2_000_000)}b`],
+    ["joined words", "AB1".repeat(700_000)],
+    ["dotted", "a.".repeat(1_000_000)],
+    ["dots, then a letter", `${".".repeat(2_000_000)}a`],
+    ["quoted words", "'a' ".repeat(500_000)],
+  ])("searches 2 MB of %s without stalling or throwing", (_, query) => {
+    expect(() => index.search(query, 5)).not.toThrow();
+    // The request's words still count after the noise: a name spelled out, and a plain word.
+    expect(index.search(`${query} sortList`, 1)[0]?.name).toBe("sortList");
+  });
+
+  it("still reads a request's words after a long unbroken run", () => {
+    expect(index.search(`${"x".repeat(100_000)} weather`)[0]?.name).toBe("get_weather");
+  });
+});

@@ -57,7 +57,9 @@ export function nameWords(name: string): string {
 /** Distinct words of a query searched at most: a pasted page costs no more than a long paragraph. */
 const QUERY_TERMS = 64;
 
-const SEPARATOR = /[^\p{L}\p{N}]+/u;
+const WORD_RUN = /[\p{L}\p{N}]+/gu;
+/** Longer runs of letters are cut here: no word or tool name is that long (names stop at 128), pasted data may be. */
+const LONGEST_WORD = 256;
 const PLAIN = /^[A-Za-z0-9]+$/;
 const JOINED_WORDS = /[a-z\d][A-Z]|[A-Z][A-Z][a-z]/;
 const SCRIPT_RUNS = /[\p{Script=Latin}\p{N}]+|[^\p{Script=Latin}\p{N}]+/gu;
@@ -67,18 +69,18 @@ const SCRIPT_RUNS = /[\p{Script=Latin}\p{N}]+|[^\p{Script=Latin}\p{N}]+/gu;
  * (`getWeather`, `HTTPServer`) and where Latin letters meet another script (`的workspace`). A run of CJK letters stays
  * one word, which matches only itself. Cheap on the common case: a plain ASCII word is taken as it is.
  */
-function tokenize(text: string): string[] {
-  const words: string[] = [];
-  for (const raw of text.split(SEPARATOR)) {
-    if (raw === "") continue;
+function* tokenize(text: string): Generator<string> {
+  // Word by word, never spread into an argument list: a pasted megabyte of one "word" (`AB1AB1…`) splits into half a
+  // million words, more than a call's arguments may hold; and a search stops reading once it has enough terms.
+  for (const [run] of text.matchAll(WORD_RUN)) {
+    const raw = run.length > LONGEST_WORD ? run.slice(0, LONGEST_WORD) : run;
     if (PLAIN.test(raw)) {
-      if (JOINED_WORDS.test(raw)) words.push(...nameWords(raw).split(" "));
-      else words.push(raw);
+      if (JOINED_WORDS.test(raw)) yield* nameWords(raw).split(" ");
+      else yield raw;
     } else {
-      words.push(...(raw.match(SCRIPT_RUNS) ?? []));
+      for (const match of raw.matchAll(SCRIPT_RUNS)) yield match[0];
     }
   }
-  return words;
 }
 
 /** The fields a tool is indexed by: its name's words, description, parameter names, parameter descriptions and enums. */
@@ -120,16 +122,28 @@ function terms(text: string): string[] {
 /**
  * A tool name a request spells out: an identifier (`get_current_time`, `geodistance.find`, `sortList`) anywhere, or
  * any name in quotes or backticks (`'multiply'`). Plain words are not taken as names: "add" or "search" in a sentence
- * is a word, not a choice of tool.
+ * is a word, not a choice of tool. Read as runs of name characters (one pass, no backtracking: a pasted page of
+ * letters costs what its length does), each looked up in the catalogue's names before anything else is checked.
  */
-const QUOTED_NAME = /[`'"]([A-Za-z0-9_.-]{1,128})[`'"]/g;
-const IDENTIFIER = /[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]*/g;
+const NAME_RUN = /[`'"]?[A-Za-z0-9_.-]+[`'"]?/g;
+const isQuote = (c: string | undefined) => c === "`" || c === "'" || c === '"';
 
-function spelledNames(query: string): Set<string> {
-  const names = new Set<string>();
-  for (const match of query.matchAll(QUOTED_NAME)) names.add(match[1]!);
-  for (const match of query.matchAll(IDENTIFIER)) names.add(match[0]);
-  return names;
+/** The catalogue's tools `query` spells out (their positions in `names`). */
+function spelledTools(query: string, names: ReadonlyMap<string, number>): Set<number> {
+  const found = new Set<number>();
+  for (const [run] of query.matchAll(NAME_RUN)) {
+    if (run.length > 130) continue; // names stop at 128
+    const quoted = run.length > 2 && isQuote(run[0]) && isQuote(run[run.length - 1]);
+    const start = isQuote(run[0]) ? 1 : 0;
+    let end = isQuote(run[run.length - 1]) && run.length > 1 ? run.length - 1 : run.length;
+    // A sentence's full stop or a dash after the name is not part of it.
+    while (end > start && (run[end - 1] === "." || run[end - 1] === "-")) end--;
+    const name = run.slice(start, end);
+    const id = names.get(name);
+    if (id === undefined) continue;
+    if (quoted || /[_.-]/.test(name) || /[a-z][A-Z]/.test(name)) found.add(id);
+  }
+  return found;
 }
 
 /**
@@ -213,13 +227,8 @@ export class ToolIndex {
         scores[id]! += (idf * tf * (K1 + 1)) / (tf + K1);
       }
     }
-    const named: number[] = [];
-    if (/[`'"_.A-Z-]/.test(query))
-      for (const name of spelledNames(query)) {
-        const id = this.#byName.get(name);
-        if (id !== undefined) named.push(id);
-      }
-    if (named.length > 0) {
+    const named = /[`'"_.A-Z-]/.test(query) ? spelledTools(query, this.#byName) : new Set<number>();
+    if (named.size > 0) {
       let best = 0;
       for (const id of touched) best = Math.max(best, scores[id]!);
       for (const id of named) {
