@@ -3,12 +3,15 @@
  *   1. parity: a random train.py model exported to GGUF gives node-llama-cpp PyTorch's logits (stops here if not);
  *   2. generate-data.ts: conversations through the real tools and the runtime's prompt rendering, tokenized by
  *      node-llama-cpp (fixed seed → same data; kept and reused when the same options made it);
- *   3. train.py: PyTorch on the CPU (Debian's python3-torch; TOOLBRIDGE_TRAIN_PYTHON overrides /usr/bin/python3),
- *      checkpointing every few minutes; run again after an interruption and it resumes from the checkpoint, taking
- *      exactly the steps an uninterrupted run takes (`--fresh` starts over);
- *   4. export-gguf.ts: models/toolbridge-demo.gguf for generation 1 (the shipped model), .train/gen2.gguf for
- *      generation 2 (a candidate: `npm run eval-model -- --model .train/gen2.gguf`, and
+ *   3. train.py: PyTorch (TOOLBRIDGE_TRAIN_PYTHON overrides /usr/bin/python3) on the device the recipe names —
+ *      generations 1 and 2 on the CPU (Debian's python3-torch), generation 3 on an NVIDIA GPU (`--device cpu` runs its
+ *      steps on the CPU: days) — checkpointing every few minutes; run again after an interruption and it resumes from
+ *      the checkpoint, taking exactly the steps an uninterrupted run takes (`--fresh` starts over);
+ *   4. export-gguf.ts: models/toolbridge-demo.gguf for generation 3 (the shipped model), .train/genN.gguf for the
+ *      others (`npm run eval-model -- --model .train/gen2.gguf`, and
  *      `TOOLBRIDGE_E2E_MODEL=.train/gen2.gguf npx vitest run test/e2e/bundled-model.test.ts`), unless --out says.
+ * Where the GPU is on a machine without Node (as the one generation 3 was trained on), scripts/train/train-gpu.sh runs
+ * step 3 there from the data packed by scripts/train/pack.py (README.md in this folder).
  * Data, weights, checkpoints and logs stay in .train/ (git-ignored by its own .gitignore). Then `npm run eval-model`.
  */
 import { spawnSync } from "node:child_process";
@@ -19,15 +22,17 @@ import { checkParity, PYTHON, torchAvailable } from "./check-parity.js";
 
 const { values } = parseArgs({
   options: {
-    generation: { type: "string", default: "2" },
+    generation: { type: "string", default: "3" },
     steps: { type: "string" },
     // A safety net only: a run that hits it stops early (run again to resume).
     minutes: { type: "string", default: "600" },
     threads: { type: "string", default: "1" },
+    // cpu, or cuda (an NVIDIA GPU with a current PyTorch); each recipe names the one it was trained on.
+    device: { type: "string" },
     // Generation 2 starts from generation 1's weights: this file, or (default) the one committed at GENERATION_1.
     "init-from": { type: "string" },
-    // Generation 1 is the shipped model; generation 2 is a candidate until it beats it (README, "The bundled demo
-    // model"), so it is written beside its data, not over the shipped file.
+    // Where the GGUF goes: generation 3 (the shipped model) over models/toolbridge-demo.gguf, the others beside their
+    // data (docs/models.md, "The bundled demo model").
     out: { type: "string" },
     fresh: { type: "boolean", default: false },
   },
@@ -35,11 +40,16 @@ const { values } = parseArgs({
 
 /** The commit whose models/toolbridge-demo.gguf is the first generation (`--generation 1` retrains it). */
 const GENERATION_1 = "f38815f";
+/** The generation models/toolbridge-demo.gguf is; the others are written beside their data (.train/genN.gguf). */
+const SHIPPED = "3";
 
 /**
  * The recipes. Generation 1: the template generator only, 3 layers, 14,400 steps from scratch. Generation 2: four
  * parts in five people-like scenarios (everyday-scenarios.ts, client-tool-scenarios.ts), one in five template
- * conversations; generation 1's vocabulary and weights, a fourth layer added as the identity, fine-tuned.
+ * conversations; generation 1's vocabulary and weights, a fourth layer added as the identity, fine-tuned. Generation 3
+ * (shipped): the same generators, three in four people-like, 200,000 conversations; generation 1's vocabulary, a
+ * 10.2M-parameter model (320 wide, 8 layers) from scratch, 3,400 steps of 65,536 tokens (about five passes) on a GPU,
+ * exported in f16 (20 MB).
  */
 const RECIPES = {
   "1": {
@@ -52,7 +62,10 @@ const RECIPES = {
     steps: 14400,
     lr: 4e-3,
     warmup: 100,
-    init: false,
+    batchTokens: 2000,
+    from: "scratch",
+    device: "cpu",
+    f16: false,
   },
   "2": {
     conversations: 60000,
@@ -64,18 +77,37 @@ const RECIPES = {
     steps: 9000,
     lr: 2e-3,
     warmup: 100,
-    init: true,
+    batchTokens: 2000,
+    from: "generation 1",
+    device: "cpu",
+    f16: false,
+  },
+  "3": {
+    conversations: 200000,
+    people: 0.75,
+    dim: 320,
+    layers: 8,
+    heads: 5,
+    ff: 864,
+    steps: 3400,
+    lr: 2e-3,
+    warmup: 300,
+    batchTokens: 65536,
+    from: "generation 1 vocabulary",
+    device: "cuda",
+    f16: true,
   },
 } as const;
 const recipe = RECIPES[values.generation as keyof typeof RECIPES];
 if (!recipe) {
-  process.stderr.write(`--generation is 1 or 2, got ${values.generation}\n`);
+  process.stderr.write(`--generation is 1, 2 or 3, got ${values.generation}\n`);
   process.exit(2);
 }
 const steps = values.steps ?? String(recipe.steps);
+const device = values.device ?? recipe.device;
 const work = `.train/gen${values.generation}`;
 const dataDir = `${work}/data`;
-const out = values.out ?? (values.generation === "1" ? "models/toolbridge-demo.gguf" : `${work}.gguf`);
+const out = values.out ?? (values.generation === SHIPPED ? "models/toolbridge-demo.gguf" : `${work}.gguf`);
 const weightsDir = `${work}/weights`;
 
 function step(title: string, command: string, args: string[]): void {
@@ -93,6 +125,17 @@ if (!torchAvailable()) {
   );
   process.exit(2);
 }
+if (device === "cuda") {
+  const r = spawnSync(PYTHON, ["-c", "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"], {
+    stdio: "ignore",
+  });
+  if (r.status !== 0) {
+    process.stderr.write(
+      `generation ${values.generation} trains on an NVIDIA GPU, and ${PYTHON}'s PyTorch sees none: set TOOLBRIDGE_TRAIN_PYTHON to a Python whose PyTorch has CUDA, or pass --device cpu (the same steps on the CPU take days; see scripts/train/README.md).\n`,
+    );
+    process.exit(2);
+  }
+}
 const pipelineStarted = Date.now();
 mkdirSync(".train", { recursive: true });
 writeFileSync(".train/.gitignore", "*\n");
@@ -109,7 +152,7 @@ if (values.fresh) rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
 let piecesFrom: string[] = [];
 let init: string[] = [];
-if (recipe.init) {
+if (recipe.from !== "scratch") {
   // The previous generation's weights and vocabulary, as train.py and generate-data.ts read them.
   let gguf = values["init-from"];
   if (!gguf) {
@@ -136,7 +179,7 @@ if (recipe.init) {
     `${work}/init`,
   ]);
   piecesFrom = ["--pieces-from", `${work}/init/pieces.json`];
-  init = ["--init", `${work}/init`];
+  if (recipe.from === "generation 1") init = ["--init", `${work}/init`];
 }
 // The same options made the data on disk: keep it (a resumed run needs the very same data; generating it again takes
 // minutes and gives the same bytes).
@@ -178,6 +221,8 @@ step("train", PYTHON, [
   values.minutes,
   "--threads",
   values.threads,
+  "--device",
+  device,
   "--dim",
   String(recipe.dim),
   "--layers",
@@ -187,7 +232,7 @@ step("train", PYTHON, [
   "--ff",
   String(recipe.ff),
   "--batch-tokens",
-  "2000",
+  String(recipe.batchTokens),
   "--lr",
   String(recipe.lr),
   "--warmup",
@@ -217,5 +262,6 @@ step("export", process.execPath, [
   out,
   "--history",
   values.generation === "1" ? "1" : String(BUNDLED_MODEL_HISTORY_REQUESTS),
+  ...(recipe.f16 ? ["--f16"] : []),
 ]);
 process.stdout.write(`whole pipeline: ${((Date.now() - pipelineStarted) / 60000).toFixed(1)} min\n`);

@@ -1,4 +1,4 @@
-"""Train the bundled toolbridge demo model: a llama-architecture transformer, from scratch, on the CPU.
+"""Train the bundled toolbridge demo model: a llama-architecture transformer, from scratch, on the CPU or a CUDA GPU.
 
 Reads the token ids written by generate-data.ts (.train/data/), trains for a wall-clock budget, and exports raw f32
 weights plus a manifest (.train/weights/) that export-gguf.ts turns into a GGUF with the project's writer.
@@ -6,13 +6,16 @@ weights plus a manifest (.train/weights/) that export-gguf.ts turns into a GGUF 
 The architecture matches llama.cpp's "llama" graph exactly, so no weight permutation is needed on export:
 RMSNorm (eps 1e-5) -> attention with RoPE rotating ADJACENT pairs (x[2i], x[2i+1]), llama.cpp's NORM rope mode ->
 residual -> RMSNorm -> SwiGLU FFN (down(silu(gate(x)) * up(x))) -> residual; final RMSNorm; output tied to the
-token embedding. Runs on Debian's python3-torch 1.13 (no scaled_dot_product_attention there).
+token embedding. Runs on Debian's python3-torch 1.13 (no scaled_dot_product_attention there) on the CPU, and on a
+CUDA GPU with a current PyTorch (--device cuda: bf16 autocast over f32 weights, fused attention).
 
   /usr/bin/python3 scripts/train/train.py --steps 3600            train and export
   /usr/bin/python3 scripts/train/train.py --parity DIR           random-init export + reference logits (test)
 """
 
 import argparse
+import contextlib
+import copy
 import json
 import math
 import os
@@ -22,6 +25,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+
+# Fused attention where this PyTorch has it (2.0+); the same function as the explicit softmax below.
+SDPA = getattr(F, "scaled_dot_product_attention", None)
 
 
 class Config:
@@ -78,8 +85,12 @@ class Block(nn.Module):
 
     def finish(self, x, q, k, v, mask):
         B, T, C = x.shape
-        att = (q @ k.transpose(-2, -1)) / math.sqrt(self.hd) + mask
-        y = F.softmax(att, dim=-1) @ v
+        if SDPA is not None and q.is_cuda:
+            dt = v.dtype  # under autocast v is bf16, while RoPE's f32 tables promote q and k
+            y = SDPA(q.to(dt), k.to(dt), v, attn_mask=mask.to(dt))
+        else:
+            att = (q @ k.transpose(-2, -1)) / math.sqrt(self.hd) + mask
+            y = F.softmax(att, dim=-1) @ v
         x = x + self.wo(y.transpose(1, 2).reshape(B, T, C))
         h = self.ffn_norm(x)
         return x + self.w_down(F.silu(self.w_gate(h)) * self.w_up(h))
@@ -120,8 +131,9 @@ class Llama(nn.Module):
     def forward_shared_prefix(self, prefix, ids, positions):
         """Logits at `positions` (a (B, T) bool mask) of `ids` continuing the shared `prefix` (1, P)."""
         P, T = prefix.shape[1], ids.shape[1]
-        masks = (torch.full((P, P), float("-inf")).triu(1),
-                 torch.cat((torch.zeros(T, P), torch.full((T, T), float("-inf")).triu(1)), dim=1))
+        d = ids.device
+        masks = (torch.full((P, P), float("-inf"), device=d).triu(1),
+                 torch.cat((torch.zeros(T, P, device=d), torch.full((T, T), float("-inf"), device=d).triu(1)), dim=1))
         rope = ((self.cos[:P], self.sin[:P]), (self.cos[P:P + T], self.sin[P:P + T]))
         xp, xs = self.embed(prefix), self.embed(ids)
         for b in self.blocks:
@@ -130,7 +142,7 @@ class Llama(nn.Module):
 
     def forward(self, ids):
         T = ids.shape[1]
-        mask = torch.full((T, T), float("-inf")).triu(1)
+        mask = torch.full((T, T), float("-inf"), device=ids.device).triu(1)
         x = self.embed(ids)
         cos, sin = self.cos[:T], self.sin[:T]
         for b in self.blocks:
@@ -150,7 +162,7 @@ def export(model, out_dir, extra=None):
             tensors[f"blk.{i}.{name}"] = p
     files = {}
     for name, p in tensors.items():
-        arr = p.detach().float().contiguous().numpy().astype("<f4")
+        arr = p.detach().float().cpu().contiguous().numpy().astype("<f4")
         arr.tofile(os.path.join(out_dir, name + ".f32"))
         files[name] = list(arr.shape)
     manifest = {"vocab": c.vocab, "dim": c.dim, "layers": c.layers, "heads": c.heads, "ff": c.ff, "context": c.context,
@@ -303,6 +315,15 @@ def save_checkpoint(path, state):
 def train(args):
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
+    device = torch.device(args.device)
+    if device.type == "cuda":
+        # bf16 matrix work over f32 master weights; TF32 for what autocast leaves in f32.
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
+    fast = {"on": device.type == "cuda"}
+
+    def autocast():
+        return torch.autocast("cuda", dtype=torch.bfloat16) if fast["on"] else contextlib.nullcontext()
     rng = np.random.default_rng(args.seed)
     ids, mask, offsets = load_data(args.data)
     vocab = int(json.load(open(os.path.join(args.data, "vocab-size.json")))["vocab"])
@@ -311,32 +332,88 @@ def train(args):
     if args.init:
         load_export(model, args.init)
         print(f"warm start from {args.init}", flush=True)
+    model.to(device)
     params = sum(p.numel() for p in model.parameters())
     ref, P, has_prefix = shared_prefix(ids, offsets, mask)
     assert mask[offsets[ref]:offsets[ref] + P + 1].sum() == 0, "the shared prefix must carry no loss"
-    prefix = torch.from_numpy(ids[offsets[ref]:offsets[ref] + P].astype(np.int64))[None]
+    prefix = torch.from_numpy(ids[offsets[ref]:offsets[ref] + P].astype(np.int64))[None].to(device)
     groups = [np.nonzero(has_prefix)[0], np.nonzero(~has_prefix)[0]]
     groups = [g for g in groups if len(g)]
     print(f"shared prefix {P} tokens ({has_prefix.mean() * 100:.0f}% of conversations)", flush=True)
-    print(f"params {params:,}  conversations {len(offsets) - 1:,}  tokens {len(ids):,}", flush=True)
+    print(f"params {params:,}  conversations {len(offsets) - 1:,}  tokens {len(ids):,}  device {device}", flush=True)
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.05}, {"params": no_decay, "weight_decay": 0.0}],
                             lr=args.lr, betas=(0.9, 0.98), eps=1e-8)
-    # A fixed step count makes a run reproducible (same data, seed and thread count → same weights), resumed or not:
-    # a checkpoint holds the weights, the optimizer, the random states and the epoch's batch order, so a resumed run
-    # takes exactly the steps an uninterrupted one would. The wall-clock budget is only a safety net.
+
+    def train_step(idx, lr):
+        for g in opt.param_groups:
+            g["lr"] = lr
+        shared = bool(has_prefix[idx[0]])
+        p = P if shared else 0
+        x, y = make_tensors(idx, ids, mask, offsets, 2, p)
+        x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
+        positions = y != -100
+        with autocast():
+            if shared:
+                logits = model.forward_shared_prefix(prefix, x, positions)
+            else:
+                logits = model(x)[positions]
+        loss = F.cross_entropy(logits.float(), y[positions])
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        return loss, x.numel() + p
+
+    if args.fit_minutes and not args.steps:
+        # Choose the step count that fills the budget on this machine, then train exactly that many steps (printed and
+        # recorded, so the run can be repeated with --steps): time a few steps on throwaway copies, then start over.
+        saved_model = copy.deepcopy(model.state_dict())
+        saved_opt = copy.deepcopy(opt.state_dict())
+        probe = batches(offsets, args.batch_tokens, np.random.default_rng(args.seed + 1000), groups)
+        try:
+            train_step(probe[0], 0.0)
+        except Exception as error:  # noqa: BLE001 — a PyTorch without what the fast path uses: train in f32 instead
+            if not fast["on"]:
+                raise
+            global SDPA
+            print(f"bf16/fused attention failed ({error!r}); training in f32", flush=True)
+            fast["on"], SDPA = False, None
+            model.load_state_dict(saved_model)
+            opt.load_state_dict(saved_opt)
+        # The first steps of each new batch shape are slow on a GPU (kernel selection, allocator growth): time later ones.
+        warm = min(20, len(probe) // 2)
+        for idx in probe[:warm]:
+            train_step(idx, 0.0)
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        t0, n = time.time(), max(1, min(40, len(probe) - warm))
+        for idx in probe[warm:warm + n]:
+            train_step(idx, 0.0)
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        per_step = (time.time() - t0) / n
+        model.load_state_dict(saved_model)
+        opt.load_state_dict(saved_opt)
+        torch.manual_seed(args.seed)
+        args.steps = max(1, int(args.fit_minutes * 60 / per_step))
+        print(f"fit: {per_step * 1000:.1f} ms a step -> --steps {args.steps} for {args.fit_minutes} min", flush=True)
+    # A fixed step count makes a run reproducible (same data, seed and thread count → same weights on the CPU; on a GPU
+    # up to its non-deterministic reductions), resumed or not: a checkpoint holds the weights, the optimizer, the random
+    # states and the epoch's batch order, so a resumed run takes exactly the steps an uninterrupted one would. The
+    # wall-clock budget is only a safety net.
     config = checkpoint_config(args, vocab, P)
     ckpt_path = os.path.join(args.out, "checkpoint.pt")
     step, seen, epoch, smooth, trained_seconds = 0, 0, 0, None, 0.0
     epoch_batches, batch_index = None, 0
     if args.resume and os.path.exists(ckpt_path):
-        state = torch.load(ckpt_path)
+        state = torch.load(ckpt_path, map_location=device, weights_only=False)
         if state["config"] != config:
             raise SystemExit(f"{ckpt_path} was made with other settings or data; delete it or run without --resume")
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["optimizer"])
-        torch.set_rng_state(state["torch_rng"])
+        torch.set_rng_state(state["torch_rng"].cpu())
         rng.bit_generator.state = state["numpy_rng"]
         step, seen, epoch, smooth = state["step"], state["seen"], state["epoch"], state["smooth"]
         epoch_batches, batch_index = state["epoch_batches"], state["batch_index"]
@@ -370,25 +447,11 @@ def train(args):
             frac = step / total_steps if args.steps else (time.time() - start) / budget
             warm = min(1.0, (step + 1) / args.warmup)
             lr = args.lr * warm * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * frac)))
-            for g in opt.param_groups:
-                g["lr"] = lr
-            shared = bool(has_prefix[idx[0]])
-            p = P if shared else 0
-            x, y = make_tensors(idx, ids, mask, offsets, 2, p)
-            positions = y != -100
-            if shared:
-                logits = model.forward_shared_prefix(prefix, x, positions)
-            else:
-                logits = model(x)[positions]
-            loss = F.cross_entropy(logits, y[positions])
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
+            loss, tokens = train_step(idx, lr)
             step += 1
             batch_index += 1
-            seen += x.numel() + p
-            session_seen += x.numel() + p
+            seen += tokens
+            session_seen += tokens
             smooth = loss.item() if smooth is None else 0.98 * smooth + 0.02 * loss.item()
             now = time.time()
             if now - last_log > 30:
@@ -398,13 +461,17 @@ def train(args):
             if now - last_save > args.save_every * 60:
                 checkpoint()
                 export(model, args.out, {"steps": step, "minutes": (trained_seconds + now - start) / 60,
-                                         "loss": smooth, "params": params})
+                                         "loss": smooth, "params": params, "device": str(device)})
                 last_save = now
     minutes = (trained_seconds + time.time() - start) / 60
     checkpoint()
     export(model, args.out, {"steps": step, "minutes": minutes, "loss": smooth, "params": params, "epochs": epoch,
-                             "tokens_seen": seen})
+                             "tokens_seen": seen, "device": device_name(device)})
     print(f"done: {step} steps, {epoch} epochs, {minutes:.1f} min, loss {smooth:.4f}", flush=True)
+
+
+def device_name(device):
+    return torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
 
 
 def main():
@@ -412,7 +479,10 @@ def main():
     ap.add_argument("--data", default=".train/data")
     ap.add_argument("--out", default=".train/weights")
     ap.add_argument("--minutes", type=float, default=0, help="wall-clock cap (0: none)")
-    ap.add_argument("--steps", type=int, default=0, help="optimizer steps (0: until --minutes)")
+    ap.add_argument("--steps", type=int, default=0, help="optimizer steps (0: until --minutes, or --fit-minutes)")
+    ap.add_argument("--fit-minutes", type=float, default=0,
+                    help="time a few steps, then train as many steps as fill this many minutes (printed)")
+    ap.add_argument("--device", default="cpu", help="cpu, or cuda for an NVIDIA GPU")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--dim", type=int, default=128)
@@ -434,8 +504,8 @@ def main():
     if args.parity:
         torch.set_num_threads(1)
         parity(args.parity, args.vocab, args.sequences)
-    elif not args.steps and not args.minutes:
-        ap.error("give --steps (reproducible) or --minutes (a wall-clock budget)")
+    elif not args.steps and not args.minutes and not args.fit_minutes:
+        ap.error("give --steps (reproducible), --fit-minutes or --minutes (a wall-clock budget)")
     else:
         train(args)
 

@@ -29,8 +29,12 @@ describe("the demo model's chat banner and tools", { timeout: 240_000 }, () => {
     const result = chat(args);
     expect(result.status).toBe(0);
     const out = result.stdout.replace(/\s+/g, " ");
-    expect(out).toContain("The demo model was trained on arithmetic, dice rolls, the time in a city");
-    expect(out).toContain('Try "what is 15% of 47.50?", "roll 2d6+3", "what time is it in Tokyo?"');
+    expect(out).toContain(
+      "The demo model was trained on arithmetic, dice rolls, the time in a place, converting a time",
+    );
+    expect(out).toContain(
+      'Try "what is 15% of 47.50?", "roll 2d6+3", "what time is it in Tokyo?", "how many days until christmas?"',
+    );
     expect(out.match(/not offered to it/g)).toHaveLength(1);
     expect(out).toContain("· 7 tools ·");
     expect(result.stdout).toMatch(/^ {2}calculator /m);

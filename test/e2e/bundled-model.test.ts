@@ -106,10 +106,9 @@ describe("the bundled demo model through the CLI", () => {
 });
 
 // Issue 35's acceptance through the CLI: a time conversion, a date difference, a tool error answered honestly, a
-// follow-up that needs the previous turn, a note with a value never seen in training found again in a later chat.
-// The shipped (first-generation) model was not trained on these, so they run against a candidate model only; the
-// second-generation candidate of this branch passed 3 of the 5 (README, "The bundled demo model").
-describe.runIf(candidate)("a candidate bundled model on everyday requests (TOOLBRIDGE_E2E_MODEL)", () => {
+// follow-up that needs the previous turn (here, on the shipped third generation), and a note with a value never seen
+// in training found again in a later chat (below: not met yet).
+describe("the bundled demo model on everyday requests", () => {
   it("converts a clock time between two cities with convert_time and states the time there", () => {
     const r = ask("when it's 3pm in New York what time is it in London?");
     expect(r.status, r.stderr).toBe(0);
@@ -158,7 +157,13 @@ describe.runIf(candidate)("a candidate bundled model on everyday requests (TOOLB
     expect(turns[1]).toContain('⚙ calculator {"expression":"20% of 80"}');
     expect(turns[1]?.trim().split("\n").at(-1)).toContain("16");
   }, 150_000);
+});
 
+// The shipped model saves the note exactly (the call grammar holds its words to the user's), but in the later chat
+// memory_search also returns the messages of both chats, which its training results never held, and it answers
+// out of scope; shown the note alone it miscopies the value in its answer ("plinth3390" → "plied3390"). Issue 35
+// stays open on this; a candidate is checked with TOOLBRIDGE_E2E_MODEL.
+describe.runIf(candidate)("a candidate bundled model with notes across chats (TOOLBRIDGE_E2E_MODEL)", () => {
   it("saves a note with a value it never saw in training, and a later chat finds it and states it", () => {
     const db = path.join(dir, "notes.db");
     const first = runCli(["chat", "--db", db, ...modelArgs], {
