@@ -2,7 +2,13 @@ import path from "node:path";
 import type { ChatHistoryItem, ChatWrapper } from "node-llama-cpp";
 import type { LanguageModel, ModelEvent, ModelRequest } from "../../core/language-model.js";
 import type { ToolCallProtocol } from "../../protocols/protocol.js";
-import { applyCatalogueHint, lastRequests, readModelHints } from "../bundled-model.js";
+import {
+  applyCatalogueHint,
+  BUNDLED_MODEL_TOOLS,
+  lastRequests,
+  type ModelHints,
+  readModelHints,
+} from "../bundled-model.js";
 import type { ChatTemplate } from "../chat-template/chat-template.js";
 import { builtinChatTemplate, loadChatTemplate } from "../chat-template/load-chat-template.js";
 import { chooseProtocol } from "../choose-protocol.js";
@@ -54,6 +60,15 @@ export interface LlamaModelOptions {
    */
   copyArguments?: boolean | "auto";
   /**
+   * Text mode: when the model starts a call among tools it was not trained on, hold the call to the tool the latest
+   * request's words point at, if one clearly leads (tool-by-words.ts: the preselection index over the offered tools'
+   * names, descriptions and parameters); the model still decides whether to call at all. Default `"auto"`: on for tiny
+   * models made by toolbridge (a `compact` catalogue hint: the bundled demo model), whose training catalogue is the
+   * built-in tools, when none of those is offered — a `/v1` client's own tools. `true` treats every catalogue as
+   * unknown to the model.
+   */
+  toolByWords?: boolean | "auto";
+  /**
    * Text mode: constrain each call's body with a grammar made from the offered tools' schemas (default true). `false`
    * lets the model write calls freely and only parses them, as a text-only server's output is read (`toolbridge eval`
    * measures what the grammar adds). Native mode is always grammar-constrained by node-llama-cpp.
@@ -63,6 +78,9 @@ export interface LlamaModelOptions {
   onLoadProgress?: (progress: number) => void;
   id?: string;
 }
+
+/** The catalogue a model made by toolbridge's training pipeline learnt (scripts/train): the built-in tools. */
+const TRAINED_TOOLS: ReadonlySet<string> = new Set(BUNDLED_MODEL_TOOLS);
 
 /**
  * A GGUF model run in-process with node-llama-cpp. One loaded model is shared by every run (and every instance made
@@ -90,6 +108,7 @@ export class LlamaLanguageModel implements LanguageModel {
   #text: { template: ChatTemplate; protocol: ToolCallProtocol; frames: CallFrameCache } | undefined;
   #lastHistory: ChatHistoryItem[] | undefined;
   #hintedTemperature: number | undefined;
+  #hints: ModelHints | undefined;
   /** Requests of a conversation the model is shown (its `toolbridge.history` hint); undefined: all. */
   #historyRequests: number | undefined;
 
@@ -149,6 +168,7 @@ export class LlamaLanguageModel implements LanguageModel {
             : builtinChatTemplate("chatml");
         // A model made for toolbridge (the bundled demo) names its protocol and catalogue style in its metadata.
         const hints = readModelHints(loaded.model.fileInfo.metadata);
+        this.#hints = hints;
         this.#hintedTemperature = hints.temperature;
         this.#historyRequests = hints.history;
         const name = loaded.model.fileInfo.metadata.general?.name ?? path.basename(o.modelPath);
@@ -185,6 +205,15 @@ export class LlamaLanguageModel implements LanguageModel {
     if (o === "auto")
       return loaded.parameters !== undefined && loaded.parameters < TINY_MODEL_PARAMETERS ? 64 : undefined;
     return o;
+  }
+
+  /** The tools the model is known to be trained on, when calls among others are held to the request's words. */
+  #knownTools(loaded: LoadedLlama): ReadonlySet<string> | undefined {
+    const o = this.#options.toolByWords ?? "auto";
+    if (o === false) return undefined;
+    if (o === true) return new Set();
+    const tiny = loaded.parameters !== undefined && loaded.parameters < TINY_MODEL_PARAMETERS;
+    return tiny && this.#hints?.catalogue === "compact" ? TRAINED_TOOLS : undefined;
   }
 
   #copyArguments(loaded: LoadedLlama): boolean {
@@ -244,9 +273,10 @@ export class LlamaLanguageModel implements LanguageModel {
       const shown =
         kept !== undefined ? { ...request, messages: lastRequests(request.messages, kept) } : request;
       const copyArguments = this.#copyArguments(loaded);
+      const knownTools = this.#knownTools(loaded);
       const callGrammar = this.#options.grammar !== false;
       const turn = (req: ModelRequest) =>
-        streamTextTurn({ ...common, ...text, callGrammar, copyArguments, request: req });
+        streamTextTurn({ ...common, ...text, callGrammar, copyArguments, knownTools, request: req });
       // Formats without a grammar-able call body (or with the grammar off) cannot force a call by prefix: ask again.
       if (isForced(shown.toolChoice) && (!callGrammar || !text.frames.framesFor(shown.tools))) {
         yield* enforceToolChoice(shown.toolChoice, 1, (extra) =>

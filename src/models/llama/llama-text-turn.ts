@@ -17,6 +17,7 @@ import {
   samplingFor,
 } from "./llama-generation.js";
 import type { LoadedLlama } from "./llama-runtime.js";
+import { toolByWords } from "./tool-by-words.js";
 
 const STOP_AT_FIRST_CALL = new Error("first call complete (parallel tool calls off)");
 
@@ -40,6 +41,11 @@ export function streamTextTurn(input: {
   maxStringLength: number | undefined;
   /** Hold plain string arguments to the words of the conversation (copy-grammar.ts). */
   copyArguments: boolean;
+  /**
+   * The tools the model was trained on, when a call among others is to be held to the tool the request's words point
+   * at (tool-by-words.ts); undefined leaves the choice to the model.
+   */
+  knownTools?: ReadonlySet<string> | undefined;
 }): AsyncGenerator<ModelEvent> {
   const { request, loaded, protocol, template, sampling, maxStringLength } = input;
   return pumpGeneration(request, async (queue, controller) => {
@@ -60,16 +66,21 @@ export function streamTextTurn(input: {
     const frames = withTools && input.callGrammar !== false ? input.frames.framesFor(offered) : undefined;
     // The words a copied argument may use: what the model was shown of the conversation, and the tools' schemas.
     const copy = input.copyArguments && frames ? copySources(request.messages, offered) : undefined;
-    const grammarFor = (named: string | undefined) =>
-      cachedCallBodyGrammar({
+    // A call the model starts on its own among tools it never saw names the one the request's words point at, if any.
+    const byWords =
+      input.knownTools && frames ? toolByWords(offered, request.messages, input.knownTools) : undefined;
+    const grammarFor = (named: string | undefined) => {
+      const only = named === undefined ? byWords : undefined;
+      return cachedCallBodyGrammar({
         llama: loaded.llama,
         protocol,
-        frames: frames?.frames ?? [],
-        tools: offered,
+        frames: (frames?.frames ?? []).filter((f) => only === undefined || f.name === only),
+        tools: only === undefined ? offered : offered.filter((t) => t.name === only),
         maxStringLength,
         named,
         copy,
       });
+    };
     const reader = new TextCallReader({ protocol, tools: request.tools, toolChoice: choice, prompt });
     // One call at most: generation stops the moment it is complete (as at a stop string: the turn then finishes).
     const gate = new SingleCallGate(request.parallelToolCalls === false && withTools);
