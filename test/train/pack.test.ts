@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { PYTHON } from "../../scripts/train/check-parity.js";
+import { generateTrainingData } from "../helpers/training-data.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "tb-train-pack-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -21,26 +22,7 @@ function pack(args: string[], env: NodeJS.ProcessEnv = {}) {
 // pack.py carries the training data to a GPU machine without Node and the weights back in files under its size limit.
 describe.skipIf(!numpy)("scripts/train/pack.py", () => {
   it("gives back the very bytes of the training data train.py reads", () => {
-    const gen = spawnSync(
-      process.execPath,
-      [
-        "--import",
-        "tsx",
-        "scripts/train/generate-data.ts",
-        "--train",
-        "120",
-        "--held-out",
-        "0",
-        "--people",
-        "0.8",
-        "--pieces",
-        "60",
-        "--out",
-        path.join(dir, "data"),
-      ],
-      { encoding: "utf8", timeout: 300_000 },
-    );
-    expect(gen.status, gen.stderr).toBe(0);
+    generateTrainingData(path.join(dir, "data"), 120);
     pack(["data", path.join(dir, "data"), path.join(dir, "data.xz")]);
     pack(["undata", path.join(dir, "data.xz"), path.join(dir, "back")]);
     for (const file of ["train.ids.i32", "train.mask.u8", "train.offsets.i32", "vocab-size.json"]) {

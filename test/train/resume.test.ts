@@ -4,13 +4,10 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { PYTHON, torchAvailable } from "../../scripts/train/check-parity.js";
+import { generateTrainingData } from "../helpers/training-data.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "tb-train-resume-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function run(args: string[]) {
-  return spawnSync(process.execPath, ["--import", "tsx", ...args], { encoding: "utf8", timeout: 300_000 });
-}
 
 function train(out: string, extra: string[] = []) {
   const r = spawnSync(
@@ -49,20 +46,7 @@ function train(out: string, extra: string[] = []) {
 // Needs Debian's python3-torch (the training machine); skipped where PyTorch is not installed.
 describe.skipIf(!torchAvailable())("train.py checkpoints", () => {
   it("a run stopped and resumed from its checkpoint ends with the same weights as one that ran through", () => {
-    const gen = run([
-      "scripts/train/generate-data.ts",
-      "--train",
-      "240",
-      "--held-out",
-      "0",
-      "--people",
-      "0.8",
-      "--pieces",
-      "60",
-      "--out",
-      path.join(dir, "data"),
-    ]);
-    expect(gen.status, gen.stderr).toBe(0);
+    generateTrainingData(path.join(dir, "data"), 240);
     train(path.join(dir, "through"));
     train(path.join(dir, "stopped"), ["--stop-at-step", "11"]);
     const resumed = train(path.join(dir, "stopped"));

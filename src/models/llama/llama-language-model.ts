@@ -107,10 +107,11 @@ export class LlamaLanguageModel implements LanguageModel {
   /** Text mode: the template, the protocol and its call frames, set by `load`. */
   #text: { template: ChatTemplate; protocol: ToolCallProtocol; frames: CallFrameCache } | undefined;
   #lastHistory: ChatHistoryItem[] | undefined;
-  #hintedTemperature: number | undefined;
+  /**
+   * What the GGUF's metadata says about how it was trained (text mode): its temperature, the requests of a
+   * conversation it is shown (`toolbridge.history`; undefined: all), its catalogue.
+   */
   #hints: ModelHints | undefined;
-  /** Requests of a conversation the model is shown (its `toolbridge.history` hint); undefined: all. */
-  #historyRequests: number | undefined;
 
   constructor(options: LlamaModelOptions) {
     this.#options = options;
@@ -169,8 +170,6 @@ export class LlamaLanguageModel implements LanguageModel {
         // A model made for toolbridge (the bundled demo) names its protocol and catalogue style in its metadata.
         const hints = readModelHints(loaded.model.fileInfo.metadata);
         this.#hints = hints;
-        this.#hintedTemperature = hints.temperature;
-        this.#historyRequests = hints.history;
         const name = loaded.model.fileInfo.metadata.general?.name ?? path.basename(o.modelPath);
         const protocol = applyCatalogueHint(
           chooseProtocol({
@@ -230,7 +229,7 @@ export class LlamaLanguageModel implements LanguageModel {
     const wanted = r.seed ?? o.seed;
     const seed = wanted === undefined ? undefined : wanted >>> 0;
     return {
-      temperature: r.temperature ?? o.temperature ?? this.#hintedTemperature ?? 0.7,
+      temperature: r.temperature ?? o.temperature ?? this.#hints?.temperature ?? 0.7,
       ...(seed !== undefined ? { seed } : {}),
       ...(r.topP !== undefined ? { topP: r.topP } : {}),
       ...(r.presencePenalty !== undefined ? { presencePenalty: r.presencePenalty } : {}),
@@ -269,7 +268,7 @@ export class LlamaLanguageModel implements LanguageModel {
       }
       const text = this.#text;
       // Trimmed before enforceToolChoice adds its nudge turn, which must not count as the latest request.
-      const kept = this.#historyRequests;
+      const kept = this.#hints?.history;
       const shown =
         kept !== undefined ? { ...request, messages: lastRequests(request.messages, kept) } : request;
       const copyArguments = this.#copyArguments(loaded);

@@ -56,48 +56,37 @@ describe("a GGUF in text mode with toolByWords", () => {
   const gguf = path.join(dir, "random.gguf");
   writeTestModel(gguf, { seed: 5 });
 
+  /** The tools a random model calls for a web search it is made to answer with a call, on one seed. */
+  async function calledTools(seed: number, toolByWords: boolean): Promise<string[]> {
+    const model = createLlamaModel({
+      modelPath: gguf,
+      mode: "text",
+      protocol: "hermes",
+      threads: 1,
+      seed,
+      toolByWords,
+      maxTokens: 200,
+    });
+    const events = await collectEvents(model, {
+      messages: ask("search the web for hiking boots"),
+      tools: CLIENT_TOOLS,
+      toolChoice: "required",
+    });
+    return callsOf(events).map((c) => c.name);
+  }
+
   // A random model writes whichever name the grammar lets it: held to the request's words, it can write only one.
   it.each([1, 2, 3])(
     "calls the tool the request's words point at, whatever the model would pick (seed %i)",
     async (seed) => {
-      const model = createLlamaModel({
-        modelPath: gguf,
-        mode: "text",
-        protocol: "hermes",
-        threads: 1,
-        seed,
-        toolByWords: true,
-        maxTokens: 200,
-      });
-      const events = await collectEvents(model, {
-        messages: ask("search the web for hiking boots"),
-        tools: CLIENT_TOOLS,
-        toolChoice: "required",
-      });
-      expect(callsOf(events).map((c) => c.name)).toEqual(["search_web"]);
+      expect(await calledTools(seed, true)).toEqual(["search_web"]);
     },
     60_000,
   );
 
   it("without it, the same random model picks other tools too", async () => {
     const names = new Set<string>();
-    for (const seed of [1, 2, 3, 4, 5, 6]) {
-      const model = createLlamaModel({
-        modelPath: gguf,
-        mode: "text",
-        protocol: "hermes",
-        threads: 1,
-        seed,
-        toolByWords: false,
-        maxTokens: 200,
-      });
-      const events = await collectEvents(model, {
-        messages: ask("search the web for hiking boots"),
-        tools: CLIENT_TOOLS,
-        toolChoice: "required",
-      });
-      for (const call of callsOf(events)) names.add(call.name);
-    }
+    for (const seed of [1, 2, 3, 4, 5, 6]) for (const name of await calledTools(seed, false)) names.add(name);
     expect([...names].some((name) => name !== "search_web")).toBe(true);
   }, 120_000);
 });
