@@ -22,8 +22,20 @@ export interface MemoryHit {
   createdAt: string;
 }
 
+export interface MemorySearchOptions {
+  /** Best matches returned at most (default 5, at most 50). */
+  limit?: number;
+  /** Notes only, or messages only; both when absent. */
+  kind?: "note" | "message";
+  /**
+   * Leave out the messages of this run: the request being answered is no memory of it, and a model shown its own
+   * question back ("what is my bike lock code?") takes it for the answer.
+   */
+  excludeRun?: string;
+}
+
 export interface MemoryStore {
   saveNote(note: { title: string; content: string; tags?: string[] }): Promise<NoteRecord>;
   /** Full-text search over notes and the text of stored conversations, best matches first. */
-  searchMemory(query: string, options?: { limit?: number; kind?: "note" | "message" }): Promise<MemoryHit[]>;
+  searchMemory(query: string, options?: MemorySearchOptions): Promise<MemoryHit[]>;
 }

@@ -1,6 +1,6 @@
 import MiniSearch from "minisearch";
 import type { AgentMessage } from "../core/agent-message.js";
-import type { MemoryHit, NoteRecord } from "../core/memory-store.js";
+import type { MemoryHit, MemorySearchOptions, NoteRecord } from "../core/memory-store.js";
 import {
   type AuditEntry,
   type AuditRecord,
@@ -25,6 +25,7 @@ const copy = <T>(value: T): T => (value === undefined ? value : (JSON.parse(JSON
 interface StoredMessage {
   id: number;
   conversationId: string;
+  runId: string | null;
   message: AgentMessage;
   createdAt: string;
 }
@@ -65,9 +66,9 @@ export class InMemoryStore implements Store {
   #nextMessageId = 1;
   #nextNoteId = 1;
 
-  #addMessage(conversationId: string, message: AgentMessage, at: string): void {
+  #addMessage(conversationId: string, runId: string | null, message: AgentMessage, at: string): void {
     const id = this.#nextMessageId++;
-    this.#messages.push({ id, conversationId, message: copy(message), createdAt: at });
+    this.#messages.push({ id, conversationId, runId, message: copy(message), createdAt: at });
     // Only what people and the model said is searchable, as in SqliteStore.
     if ((message.role === "user" || message.role === "assistant") && message.content.trim() !== "")
       this.#search.add({ key: `message:${id}`, kind: "message", ref: id, title: "", body: message.content });
@@ -125,7 +126,7 @@ export class InMemoryStore implements Store {
     this.#runs.set(run.id, record);
     this.#steps.set(run.id, []);
     this.#calls.set(run.id, []);
-    for (const message of run.messages) this.#addMessage(run.conversationId, message, at);
+    for (const message of run.messages) this.#addMessage(run.conversationId, run.id, message, at);
     return copy(record);
   }
 
@@ -213,12 +214,13 @@ export class InMemoryStore implements Store {
       startedAt: at,
       finishedAt: closed ? at : null,
     });
-    this.#addMessage(turn.conversationId, turn.message, at);
+    this.#addMessage(turn.conversationId, turn.runId, turn.message, at);
     const records = turn.calls.map((call) => toRecord(turn.runId, turn.step, call, at));
     calls.push(...records.map(copy));
     calls.sort((a, b) => a.step - b.step || a.position - b.position);
     for (const entry of turn.audit) this.#addAudit(entry, at);
-    for (const message of turn.close?.messages ?? []) this.#addMessage(turn.conversationId, message, at);
+    for (const message of turn.close?.messages ?? [])
+      this.#addMessage(turn.conversationId, turn.runId, message, at);
     this.#applyPatch(turn.runId, { stepCount: turn.step, ...turn.close?.run }, at);
     return records;
   }
@@ -334,7 +336,7 @@ export class InMemoryStore implements Store {
     const finishing = (step.results ?? []).map((r) => this.#checkExecuting(step.runId, r.callId));
     const at = now();
     for (const [i, call] of finishing.entries()) this.#finish(call, step.results?.[i] as ToolCallFinish, at);
-    for (const message of step.messages) this.#addMessage(step.conversationId, message, at);
+    for (const message of step.messages) this.#addMessage(step.conversationId, step.runId, message, at);
     const record = this.#steps.get(step.runId)?.find((s) => s.step === step.step);
     if (record) Object.assign(record, { finished: true, finishedAt: at });
     this.#applyPatch(step.runId, step.run, at);
@@ -363,14 +365,15 @@ export class InMemoryStore implements Store {
     return copy(record);
   }
 
-  async searchMemory(
-    query: string,
-    options: { limit?: number; kind?: "note" | "message" } = {},
-  ): Promise<MemoryHit[]> {
+  async searchMemory(query: string, options: MemorySearchOptions = {}): Promise<MemoryHit[]> {
     if (!/[\p{L}\p{N}_]/u.test(query)) return [];
     const limit = Math.max(1, Math.min(options.limit ?? 5, 50));
     const results = this.#search.search(query, {
-      ...(options.kind ? { filter: (r) => r.kind === options.kind } : {}),
+      filter: (r) =>
+        (options.kind === undefined || r.kind === options.kind) &&
+        (options.excludeRun === undefined ||
+          r.kind !== "message" ||
+          this.#messages.find((m) => m.id === r.ref)?.runId !== options.excludeRun),
     });
     return results.slice(0, limit).map((r) => {
       const stored = r as unknown as SearchDocument & { terms: string[] };

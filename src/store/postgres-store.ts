@@ -20,6 +20,7 @@ import {
   type CallDecision,
   type CancelRequest,
   type MemoryHit,
+  type MemorySearchOptions,
   type NewRun,
   type NewToolCall,
   type NoteRecord,
@@ -595,10 +596,7 @@ export class PostgresStore implements Store {
    * (FTS5's bm25 weights here) and longer texts ranking lower for one match (normalization 1: rank / (1 + log length)).
    * The snippet marks matches in [brackets], as FTS5's does.
    */
-  async searchMemory(
-    query: string,
-    options: { limit?: number; kind?: "note" | "message" } = {},
-  ): Promise<MemoryHit[]> {
+  async searchMemory(query: string, options: MemorySearchOptions = {}): Promise<MemoryHit[]> {
     const words = searchWords(query);
     if (words.length === 0) return [];
     // Each word a quoted lexeme (the words hold only letters, digits and _), any of them: cannot be a syntax error.
@@ -613,14 +611,15 @@ export class PostgresStore implements Store {
     if (options.kind !== "note")
       parts.push(`SELECT 'message' AS kind, m.id AS ref_id, NULL::text AS title, m.content AS body, m.created_at,
           m.conversation_id, m.role, ts_rank(${weights}, setweight(m.search, 'B'), query.q, 1) AS rank
-        FROM {S}.messages m, query WHERE m.search @@ query.q`);
-    const sql = this.#sql(`WITH query AS (SELECT to_tsquery('english', $1) AS q),
+        FROM {S}.messages m, query WHERE m.search @@ query.q AND m.run_id IS DISTINCT FROM query.excluded_run`);
+    const sql = this.#sql(`WITH query AS (SELECT to_tsquery('english', $1) AS q, $3::text AS excluded_run),
       hits AS (${parts.join(" UNION ALL ")} ORDER BY rank DESC, created_at DESC, ref_id DESC LIMIT $2)
       SELECT kind, ref_id, title, created_at, conversation_id, role,
         ts_headline('english', body, (SELECT q FROM query),
           'StartSel=[, StopSel=], MaxWords=24, MinWords=8, ShortWord=2, MaxFragments=1, FragmentDelimiter=…') AS snippet
       FROM hits ORDER BY rank DESC, created_at DESC, ref_id DESC`);
-    const rows = await this.#db.query(sql, [tsquery, limit]);
+    // $3 is null when no run is left out: IS DISTINCT FROM null keeps every message, of a run or not.
+    const rows = await this.#db.query(sql, [tsquery, limit, options.excludeRun ?? null]);
     return rows.map(memoryHitFromRow);
   }
 

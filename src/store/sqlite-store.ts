@@ -26,6 +26,7 @@ import {
   type CallDecision,
   type CancelRequest,
   type MemoryHit,
+  type MemorySearchOptions,
   type NewRun,
   type NewToolCall,
   type NoteRecord,
@@ -458,23 +459,26 @@ export class SqliteStore implements Store {
     return { id, title: note.title, content: note.content, tags, createdAt: at };
   }
 
-  async searchMemory(
-    query: string,
-    options: { limit?: number; kind?: "note" | "message" } = {},
-  ): Promise<MemoryHit[]> {
+  async searchMemory(query: string, options: MemorySearchOptions = {}): Promise<MemoryHit[]> {
     const fts = toFtsQuery(query);
     if (!fts) return [];
     const limit = Math.max(1, Math.min(options.limit ?? 5, 50));
     const kindFilter = options.kind ? "AND f.kind = ?" : "";
+    const runFilter = options.excludeRun !== undefined ? "AND (m.run_id IS NULL OR m.run_id <> ?)" : "";
     const sql = `SELECT f.kind, f.ref_id, f.title,
         snippet(memory_fts, 3, '[', ']', '…', 24) AS snippet,
         COALESCE(n.created_at, m.created_at) AS created_at, m.conversation_id, m.role
       FROM memory_fts f
       LEFT JOIN notes n ON f.kind = 'note' AND n.id = f.ref_id
       LEFT JOIN messages m ON f.kind = 'message' AND m.id = f.ref_id
-      WHERE memory_fts MATCH ? ${kindFilter}
+      WHERE memory_fts MATCH ? ${kindFilter} ${runFilter}
       ORDER BY bm25(memory_fts, 0, 0, 2.0, 1.0) LIMIT ?`;
-    const params: unknown[] = options.kind ? [fts, options.kind, limit] : [fts, limit];
+    const params: unknown[] = [
+      fts,
+      ...(options.kind ? [options.kind] : []),
+      ...(options.excludeRun !== undefined ? [options.excludeRun] : []),
+      limit,
+    ];
     const rows = this.#stmt(sql).all(...params) as Row[];
     return rows.map(memoryHitFromRow);
   }

@@ -2,7 +2,7 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { AgentMessage, AssistantMessage } from "../core/agent-message.js";
 import type { MemoryStore } from "../core/memory-store.js";
 
-export type { MemoryHit, MemoryStore, NoteRecord } from "../core/memory-store.js";
+export type { MemoryHit, MemorySearchOptions, MemoryStore, NoteRecord } from "../core/memory-store.js";
 
 import { ToolbridgeError } from "../core/toolbridge-error.js";
 

@@ -160,8 +160,8 @@ describe("the bundled demo model on everyday requests", () => {
 });
 
 // The shipped model saves the note exactly (the call grammar holds its words to the user's), but in the later chat
-// memory_search also returns the messages of both chats, which its training results never held, and it answers
-// out of scope; shown the note alone it miscopies the value in its answer ("plinth3390" → "plied3390"). Issue 35
+// memory_search also returns the earlier chat's messages (no longer the asking one: a run's own messages are left
+// out), which its training results never held, and it answers out of scope; shown the note alone it miscopies the value in its answer ("plinth3390" → "plied3390"). Issue 35
 // stays open on this; a candidate is checked with TOOLBRIDGE_E2E_MODEL.
 describe.runIf(candidate)("a candidate bundled model with notes across chats (TOOLBRIDGE_E2E_MODEL)", () => {
   it("saves a note with a value it never saw in training, and a later chat finds it and states it", () => {

@@ -77,6 +77,29 @@ export function runMemorySearchContract(
       await store.close();
     });
 
+    it("leaves out the asking run's own messages on request, and keeps other runs' and notes", async () => {
+      const store = await open();
+      const run = (id: string, conversationId: string, content: string) =>
+        store.createRun({
+          id,
+          conversationId,
+          model: "m",
+          options: {},
+          limits: {},
+          owner: "x:1",
+          messages: [{ role: "user", content }],
+        });
+      await run("r1", "c1", "remember that my bike lock code is plinth3390");
+      await store.saveNote({ title: "bike lock", content: "plinth3390" });
+      await run("r2", "c2", "what is my bike lock code?");
+      const everything = await store.searchMemory("bike lock");
+      expect(everything.map((h) => h.conversationId ?? "note").sort()).toEqual(["c1", "c2", "note"]);
+      const excluded = await store.searchMemory("bike lock", { excludeRun: "r2" });
+      expect(excluded.map((h) => h.conversationId ?? "note").sort()).toEqual(["c1", "note"]);
+      expect(excluded.some((h) => h.snippet.includes("plinth3390"))).toBe(true);
+      await store.close();
+    });
+
     it("takes search syntax in the query as plain words, honours the limit, and finds nothing in nothing", async () => {
       const store = await open();
       await store.saveNote({ title: "quote", content: 'He said "NEAR" and then left' });

@@ -64,6 +64,31 @@ describe("memory tools", () => {
     expect(resultText(notesOnly.result)).toMatch(/No stored notes or messages match/);
   });
 
+  it("called in a run, leaves out that run's own messages: the question is no memory of its answer", async () => {
+    const start = (id: string, content: string) =>
+      store.createRun({
+        id,
+        conversationId: `c_${id}`,
+        model: "test",
+        options: {},
+        limits: {},
+        owner: "x:1",
+        messages: [{ role: "user", content }],
+      });
+    await start("r1", "my bike lock code is plinth3390");
+    await start("r2", "what is my bike lock code?");
+    const inRun = await executor.execute({
+      name: "memory_search",
+      arguments: { query: "bike lock" },
+      runId: "r2",
+    });
+    expect(resultText(inRun.result)).toContain("conversation c_r1");
+    expect(resultText(inRun.result)).not.toContain("conversation c_r2");
+    // Outside a run (MCP, `tools call`) everything is searched.
+    const outside = await executor.execute({ name: "memory_search", arguments: { query: "bike lock" } });
+    expect(resultText(outside.result)).toContain("conversation c_r2");
+  });
+
   it("treats FTS syntax in the query as plain words", async () => {
     await store.saveNote({ title: "quote", content: 'He said "NEAR" AND then OR left' });
     const result = await executor.execute({ name: "memory_search", arguments: { query: '"NEAR( AND * OR' } });

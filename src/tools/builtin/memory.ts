@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { MemoryStore } from "../../core/memory-store.js";
+import type { MemorySearchOptions, MemoryStore } from "../../core/memory-store.js";
 import { defineTool } from "../define-tool.js";
 import type { AnyToolDefinition } from "../tool-definition.js";
 
@@ -20,8 +20,10 @@ export function createMemoryTools(store: MemoryStore): AnyToolDefinition[] {
       limit: z.number().int().min(1).max(20).default(5).describe("how many results"),
       source: z.enum(["all", "notes", "conversations"]).default("all").describe("where to search"),
     }),
-    handler: async ({ query, limit, source }) => {
-      const options: { limit: number; kind?: "note" | "message" } = { limit };
+    handler: async ({ query, limit, source }, context) => {
+      const options: MemorySearchOptions = { limit };
+      // The run's own messages are the question being asked, not a memory of the answer.
+      if (context.runId !== undefined) options.excludeRun = context.runId;
       if (source === "notes") options.kind = "note";
       if (source === "conversations") options.kind = "message";
       const hits = await store.searchMemory(query, options);
