@@ -29,6 +29,11 @@ export interface ClientToolItem {
 }
 
 export const CLIENT_TOOL_SET = fileURLToPath(new URL("sets/client-tools.jsonl", import.meta.url));
+/**
+ * A second set of 24, the same shape, written after span-copied values (span-grammar.ts) were designed on the first
+ * set's failures: a check of that design on requests it was not tuned on. It has no goal of its own.
+ */
+export const CLIENT_TOOL_CHECK_SET = fileURLToPath(new URL("sets/client-tools-check.jsonl", import.meta.url));
 
 export interface ClientToolOutcome {
   item: ClientToolItem;
@@ -92,12 +97,14 @@ export function summarizeClientTools(verdicts: readonly ClientToolVerdict[]): Cl
 
 /** Every item through `/v1` of a server serving the model (`modelPath`, or the bundled default). */
 export async function runClientToolSet(options: {
+  /** The set's file (default `CLIENT_TOOL_SET`). */
+  file?: string;
   modelPath?: string;
   copyArguments?: boolean;
   filter?: (index: number) => boolean;
   verbose?: boolean;
 }): Promise<ClientToolFigures> {
-  const all = loadJsonLines<ClientToolItem>(CLIENT_TOOL_SET);
+  const all = loadJsonLines<ClientToolItem>(options.file ?? CLIENT_TOOL_SET);
   const items = all.map((item, i) => ({ item, i })).filter(({ i }) => options.filter?.(i) ?? true);
   const dir = mkdtempSync(path.join(tmpdir(), "toolbridge-eval-v1-"));
   const copy = options.copyArguments === undefined ? {} : { copyArguments: options.copyArguments };

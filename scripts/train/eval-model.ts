@@ -1,6 +1,7 @@
 /**
- * `npm run eval-model [-- --model file.gguf] [--set template|everyday|client-tools|all] [--limit N] [--every K]
- * [--verbose] [--json out.json]`: the model on three sets, each through the code path a user's request takes.
+ * `npm run eval-model [-- --model file.gguf] [--set template|everyday|client-tools|client-tools-check|all] [--limit N]
+ * [--every K] [--verbose] [--json out.json]`: the model on three sets (and a check set), each through the code path a
+ * user's request takes.
  * - template: the held-out split of the training generator (`--held-out file.jsonl | --seed 7 --count 260`), phrasings
  *   and values the model never saw, through `toolbridge run`'s own path — the run command's settings resolution
  *   (`cliAgentSettings`: with no model flag that is the bundled default), `createCliAgent` (runtime tools, memory
@@ -9,7 +10,8 @@
  * - everyday: the hand-written `sets/everyday.jsonl` (everyday-set.ts), the same path, earlier turns of a chat given
  *   as a stored conversation and notes put in memory first;
  * - client-tools: `sets/client-tools.jsonl`, OpenAI requests with a client's own tools to `serve`'s `/v1` (the real
- *   server, the official openai client).
+ *   server, the official openai client); client-tools-check: `sets/client-tools-check.jsonl`, 24 more the same way,
+ *   written to check span-copied values on requests they were not designed on (no goal).
  * Prints the figures of each; exit 1 when one misses its goal.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -28,7 +30,12 @@ import { createCalculatorTool, createDateTimeTools, createDiceTool } from "../..
 import { ToolExecutor } from "../../src/tools/tool-executor.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
 import { buildDataset, type HeldOutRequest, seedMemory } from "./build-dataset.js";
-import { type ClientToolFigures, runClientToolSet } from "./client-tools-set.js";
+import {
+  CLIENT_TOOL_CHECK_SET,
+  CLIENT_TOOL_SET,
+  type ClientToolFigures,
+  runClientToolSet,
+} from "./client-tools-set.js";
 import {
   type CallOutcome,
   type Defaults,
@@ -381,7 +388,10 @@ async function main(): Promise<void> {
   });
   const copyArguments =
     values["copy-arguments"] === undefined ? undefined : /^(true|on|1|yes)$/i.test(values["copy-arguments"]);
-  const sets = values.set === "all" ? ["template", "everyday", "client-tools"] : values.set.split(",");
+  const sets =
+    values.set === "all"
+      ? ["template", "everyday", "client-tools", "client-tools-check"]
+      : values.set.split(",");
   const every = Number(values.every);
   const limit = values.limit ? Number(values.limit) : Number.POSITIVE_INFINITY;
   const filter = (i: number) => i % every === 0 && i / every < limit;
@@ -473,24 +483,30 @@ async function main(): Promise<void> {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   }
-  if (sets.includes("client-tools")) {
+  for (const [name, file, goal] of [
+    ["client-tools", CLIENT_TOOL_SET, 0.7],
+    ["client-tools-check", CLIENT_TOOL_CHECK_SET, undefined],
+  ] as const) {
+    if (!sets.includes(name)) continue;
     const started = performance.now();
     const c: ClientToolFigures = await runClientToolSet({
+      file,
       ...(values.model ? { modelPath: values.model } : {}),
       ...copy,
       filter,
       verbose: values.verbose,
     });
     const seconds = (performance.now() - started) / 1000;
-    ok &&= c.exactArguments >= 0.7 * c.items;
-    report.clientTools = { ...c, seconds };
+    if (goal !== undefined) ok &&= c.exactArguments >= goal * c.items;
+    report[name === "client-tools" ? "clientTools" : "clientToolsCheck"] = { ...c, seconds };
+    const title = name === "client-tools" ? "client tools over /v1" : "client tools over /v1, check set";
     process.stdout.write(
       [
-        `client tools over /v1: ${c.items} requests, each offering its tool and two others, tool_choice auto, ${seconds.toFixed(0)} s`,
+        `${title}: ${c.items} requests, each offering its tool and two others, tool_choice auto, ${seconds.toFixed(0)} s`,
         `  a call made:              ${pct(c.called, c.items)} (${c.called}/${c.items})`,
         `  right tool:               ${pct(c.rightTool, c.items)} (${c.rightTool}/${c.items})`,
         `  schema-valid arguments:   ${pct(c.schemaValid, c.items)} (${c.schemaValid}/${c.items})`,
-        `  arguments exactly right:  ${pct(c.exactArguments, c.items)} (${c.exactArguments}/${c.items}, goal ≥70%)`,
+        `  arguments exactly right:  ${pct(c.exactArguments, c.items)} (${c.exactArguments}/${c.items}${goal === undefined ? ", no goal" : `, goal ≥${goal * 100}%`})`,
         "",
       ].join("\n"),
     );

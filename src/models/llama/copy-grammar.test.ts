@@ -1,15 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import {
-  getLlama,
-  type Llama,
-  type LlamaGrammar,
-  LlamaGrammarEvaluationState,
-  LlamaLogLevel,
-  type LlamaModel,
-} from "node-llama-cpp";
+import { getLlama, type Llama, type LlamaGrammar, LlamaLogLevel, type LlamaModel } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { grammarAccepts } from "../../../test/helpers/grammar-accepts.js";
 import { writeTestModel } from "../gguf/make-test-model.js";
 import { COPY_VALUE_NONEMPTY_RULE, COPY_VALUE_RULE, copySources, copyValueRules } from "./copy-grammar.js";
 
@@ -28,24 +22,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-type Bindings = {
-  AddonSampler: {
-    canBeNextTokenForGrammarEvaluationState(state: unknown, token: number): boolean;
-    acceptGrammarEvaluationStateToken(state: unknown, token: number): void;
-  };
-};
-
-/** Whether the grammar accepts `text` whole: every token may come next, then the end of generation may too. */
-function accepts(grammar: LlamaGrammar, text: string): boolean {
-  const bindings = (llama as unknown as { _bindings: Bindings })._bindings;
-  const state = (new LlamaGrammarEvaluationState({ model, grammar }) as unknown as { _state: unknown })
-    ._state;
-  for (const token of model.tokenize(text, false)) {
-    if (!bindings.AddonSampler.canBeNextTokenForGrammarEvaluationState(state, token)) return false;
-    bindings.AddonSampler.acceptGrammarEvaluationStateToken(state, token);
-  }
-  return bindings.AddonSampler.canBeNextTokenForGrammarEvaluationState(state, model.tokens.eos as number);
-}
+const accepts = (grammar: LlamaGrammar, text: string) => grammarAccepts(llama, model, grammar, text);
 
 const sources = copySources(
   [

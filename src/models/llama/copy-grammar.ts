@@ -1,6 +1,7 @@
 import type { Tool } from "@modelcontextprotocol/server";
 import type { AgentMessage } from "../../core/agent-message.js";
 import { resultToText } from "../../protocols/core/render-helpers.js";
+import { hasSpanWords, SPAN_VALUE_RULE, spanTexts, spanValueRules } from "./span-grammar.js";
 
 /**
  * Copy-constrained string arguments: a string a person gave (a city, a dice notation, a note's text, an expression's
@@ -18,6 +19,11 @@ import { resultToText } from "../../protocols/core/render-helpers.js";
 export interface CopySources {
   words: readonly string[];
   numbers: readonly string[];
+  /**
+   * When set, a value is a whole span of one of these texts instead (span-grammar.ts): for a tiny model calling a
+   * tool it was never trained on, which cannot be trusted to put the words in order or to finish a phrase.
+   */
+  spans?: readonly string[];
 }
 
 /** Letters of scripts that separate words with spaces (Latin, Greek, Cyrillic); others are free characters. */
@@ -53,8 +59,15 @@ function schemaText(node: unknown, out: string[] = []): string[] {
   return out;
 }
 
-/** The words and numbers a copied argument may use: from the conversation (newest first) and the tools' schemas. */
-export function copySources(messages: readonly AgentMessage[], tools: readonly Tool[]): CopySources {
+/**
+ * The words and numbers a copied argument may use: from the conversation (newest first) and the tools' schemas; with
+ * `spans`, also the texts a value must be a whole span of (when they hold a word to copy).
+ */
+export function copySources(
+  messages: readonly AgentMessage[],
+  tools: readonly Tool[],
+  options: { spans?: boolean } = {},
+): CopySources {
   const conversation = messages.map(messageText).join("\n").slice(-MAX_SOURCE_CHARS);
   const schemas = tools.map((t) => [t.description ?? "", ...schemaText(t.inputSchema)].join("\n")).join("\n");
   const words = new Set<string>();
@@ -63,7 +76,12 @@ export function copySources(messages: readonly AgentMessage[], tools: readonly T
     for (const w of [...text.matchAll(WORD)].reverse()) if (words.size < MAX_WORDS) words.add(w[0]);
     for (const n of text.matchAll(DIGITS)) if (n[0].length > FREE_DIGITS) numbers.add(n[0]);
   }
-  return { words: [...words].sort(), numbers: [...numbers].sort() };
+  const spans = options.spans ? spanTexts(messages) : [];
+  return {
+    words: [...words].sort(),
+    numbers: [...numbers].sort(),
+    ...(hasSpanWords(spans) ? { spans } : {}),
+  };
 }
 
 /** A word as written, in lower case, capitalized and in capitals. */
@@ -131,6 +149,13 @@ export const COPY_VALUE_NONEMPTY_RULE = "cp-value1";
  * maxLength stops it in a plain string).
  */
 export function copyValueRules(sources: CopySources, maxItems?: number): string {
+  // A span is bounded by its text already.
+  if (sources.spans)
+    return [
+      spanValueRules(sources.spans),
+      `${COPY_VALUE_RULE} ::= ${SPAN_VALUE_RULE}`,
+      `${COPY_VALUE_NONEMPTY_RULE} ::= ${SPAN_VALUE_RULE}`,
+    ].join("\n");
   const free = `[^"\\\\\\x7F\\x00-\\x1F0-9${WORD_RANGES}] | "\\\\" ["\\\\/bfnrt]`;
   const hasWords = sources.words.length > 0;
   const rules = [

@@ -64,8 +64,9 @@ export interface LlamaModelOptions {
    * request's words point at, if one clearly leads (tool-by-words.ts: the preselection index over the offered tools'
    * names, descriptions and parameters); the model still decides whether to call at all. Default `"auto"`: on for tiny
    * models made by toolbridge (a `compact` catalogue hint: the bundled demo model), whose training catalogue is the
-   * built-in tools, when none of those is offered — a `/v1` client's own tools. `true` treats every catalogue as
-   * unknown to the model.
+   * built-in tools, when none of those is offered — a `/v1` client's own tools. There, with `copyArguments` on, a string
+   * argument is also a whole span of what the person wrote, ended where a phrase may end ("best hiking boots", not
+   * "best": span-grammar.ts). `true` treats every catalogue as unknown to the model.
    */
   toolByWords?: boolean | "auto";
   /**

@@ -17,7 +17,7 @@ import {
   samplingFor,
 } from "./llama-generation.js";
 import type { LoadedLlama } from "./llama-runtime.js";
-import { toolByWords } from "./tool-by-words.js";
+import { onlyUnknownTools, toolByWords } from "./tool-by-words.js";
 
 const STOP_AT_FIRST_CALL = new Error("first call complete (parallel tool calls off)");
 
@@ -64,8 +64,11 @@ export function streamTextTurn(input: {
     const offered = offeredTools(request.tools, choice);
     // Without the call grammar the model writes calls freely, as any text-only backend's would be read.
     const frames = withTools && input.callGrammar !== false ? input.frames.framesFor(offered) : undefined;
-    // The words a copied argument may use: what the model was shown of the conversation, and the tools' schemas.
-    const copy = input.copyArguments && frames ? copySources(request.messages, offered) : undefined;
+    // The words a copied argument may use: what the model was shown of the conversation, and the tools' schemas; among
+    // tools the model never saw, whole spans of what the person wrote (span-grammar.ts).
+    const unseen = input.knownTools !== undefined && onlyUnknownTools(offered, input.knownTools);
+    const copy =
+      input.copyArguments && frames ? copySources(request.messages, offered, { spans: unseen }) : undefined;
     // A call the model starts on its own among tools it never saw names the one the request's words point at, if any.
     const byWords =
       input.knownTools && frames ? toolByWords(offered, request.messages, input.knownTools) : undefined;

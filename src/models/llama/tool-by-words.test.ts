@@ -56,8 +56,8 @@ describe("a GGUF in text mode with toolByWords", () => {
   const gguf = path.join(dir, "random.gguf");
   writeTestModel(gguf, { seed: 5 });
 
-  /** The tools a random model calls for a web search it is made to answer with a call, on one seed. */
-  async function calledTools(seed: number, toolByWords: boolean): Promise<string[]> {
+  /** The calls a random model makes for a web search it is made to answer with a call, on one seed. */
+  async function calls(seed: number, toolByWords: boolean) {
     const model = createLlamaModel({
       modelPath: gguf,
       mode: "text",
@@ -72,21 +72,35 @@ describe("a GGUF in text mode with toolByWords", () => {
       tools: CLIENT_TOOLS,
       toolChoice: "required",
     });
-    return callsOf(events).map((c) => c.name);
+    return callsOf(events);
   }
 
   // A random model writes whichever name the grammar lets it: held to the request's words, it can write only one.
+  // Its query is a whole span of the request that ends where a phrase may (span-grammar.ts): never "hiking" alone.
+  const SPANS = ["search", "web", "boots"].flatMap((end) =>
+    ["search", "the", "web", "for", "hiking", "boots"]
+      .map((_, start, words) => words.slice(start, words.indexOf(end) + 1).join(" "))
+      .filter((span) => span.endsWith(end)),
+  );
   it.each([1, 2, 3])(
-    "calls the tool the request's words point at, whatever the model would pick (seed %i)",
+    "calls the tool the request's words point at, with a span of the request, whatever the model would pick (seed %i)",
     async (seed) => {
-      expect(await calledTools(seed, true)).toEqual(["search_web"]);
+      const made = await calls(seed, true);
+      expect(made.map((c) => c.name)).toEqual(["search_web"]);
+      expect(SPANS).toContain(String(made[0]?.arguments.query).toLowerCase());
     },
     60_000,
   );
 
-  it("without it, the same random model picks other tools too", async () => {
+  it("without it, the same random model picks other tools too, and words in any order", async () => {
     const names = new Set<string>();
-    for (const seed of [1, 2, 3, 4, 5, 6]) for (const name of await calledTools(seed, false)) names.add(name);
+    const values = new Set<string>();
+    for (const seed of [1, 2, 3, 4, 5, 6])
+      for (const call of await calls(seed, false)) {
+        names.add(call.name);
+        for (const value of Object.values(call.arguments)) values.add(String(value).toLowerCase());
+      }
     expect([...names].some((name) => name !== "search_web")).toBe(true);
+    expect([...values].some((value) => !SPANS.includes(value))).toBe(true);
   }, 120_000);
 });

@@ -5,6 +5,11 @@ import { ToolIndex } from "../../tools/tool-index.js";
 /** How many times the next tool's score the best one's must be for the request's words to decide between them. */
 const LEAD = 2;
 
+/** Whether tools are offered and the model was trained on none of them (a `/v1` client's own tools). */
+export function onlyUnknownTools(offered: readonly Tool[], known: ReadonlySet<string>): boolean {
+  return offered.length > 0 && !offered.some((tool) => known.has(tool.name));
+}
+
 /**
  * The tool a request's words point at, among tools a small model was never trained on: the one whose name,
  * description and parameters share the most words with the latest user message (ToolIndex, the preselection index),
@@ -18,7 +23,7 @@ export function toolByWords(
   messages: readonly AgentMessage[],
   known: ReadonlySet<string>,
 ): string | undefined {
-  if (offered.length < 2 || offered.some((tool) => known.has(tool.name))) return undefined;
+  if (offered.length < 2 || !onlyUnknownTools(offered, known)) return undefined;
   const request = messages.findLast((message) => message.role === "user");
   if (!request) return undefined;
   const [best, next] = new ToolIndex(offered).search(request.content, 2);
