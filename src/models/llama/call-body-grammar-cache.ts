@@ -83,8 +83,9 @@ export function cachedCallBodyGrammar(input: {
     return cached(GRAMMARS, llama, key, 64, () =>
       createCallBodyGrammar(llama, input.frames, input.tools, options),
     );
-  const gbnf = cached(COPY_GBNF, llama, key, 64, () =>
-    callBodyGbnf(llama, input.frames, input.tools, { ...options, copyStrings: true }),
+  // The zones a request names narrow its zone arguments: the schema part is made once per set of them.
+  const gbnf = cached(COPY_GBNF, llama, JSON.stringify([key, copy.zones ?? null]), 64, () =>
+    callBodyGbnf(llama, input.frames, input.tools, { ...options, copyStrings: true, zones: copy.zones }),
   );
   return cached(GRAMMARS, llama, JSON.stringify([key, copy]), 64, async () =>
     llama.createGrammar({ grammar: withCopiedStrings(await gbnf, copy, maxStringLength) }),

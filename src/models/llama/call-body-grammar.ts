@@ -129,8 +129,12 @@ export async function callBodyGbnf(
   llama: Llama,
   frames: readonly CallFrame[],
   tools: readonly Tool[],
-  options: GbnfSchemaOptions & { named?: string } = {},
+  options: GbnfSchemaOptions & { named?: string; zones?: readonly string[] | undefined } = {},
 ): Promise<string> {
+  const { zones } = options;
+  const enumerations = zones?.length
+    ? { ...GRAMMAR_ENUMERATIONS, [TIME_ZONE_FORMAT]: () => zones }
+    : GRAMMAR_ENUMERATIONS;
   const picked = options.named === undefined ? frames : frames.filter((f) => f.name === options.named);
   const rules: string[] = [];
   const alternatives: string[] = [];
@@ -139,7 +143,7 @@ export async function callBodyGbnf(
     // The generic parameter infers a literal schema type; ours is only known at run time. Zone names may be listed:
     // this schema only ever becomes grammar (the catalogue the model reads is rendered from the tool's own schema).
     const json = await llama.createGrammarForJsonSchema(
-      toGbnfJsonSchema(tool?.inputSchema, { ...options, enumerations: GRAMMAR_ENUMERATIONS }) as never,
+      toGbnfJsonSchema(tool?.inputSchema, { ...options, enumerations }) as never,
     );
     const prefix = `t${index}-`;
     rules.push(prefixGbnfRules(withoutTrailingNewlines(json.grammar), prefix));
@@ -170,7 +174,11 @@ export async function createCallBodyGrammar(
   options: CallBodyGrammarOptions = {},
 ): Promise<LlamaGrammar> {
   const { copy, ...rest } = options;
-  const gbnf = await callBodyGbnf(llama, frames, tools, { ...rest, copyStrings: copy !== undefined });
+  const gbnf = await callBodyGbnf(llama, frames, tools, {
+    ...rest,
+    copyStrings: copy !== undefined,
+    zones: copy?.zones,
+  });
   const grammar = copy ? withCopiedStrings(gbnf, copy, options.maxStringLength) : gbnf;
   return llama.createGrammar({ grammar });
 }

@@ -1,6 +1,7 @@
 import type { Tool } from "@modelcontextprotocol/server";
 import type { AgentMessage } from "../../core/agent-message.js";
 import { resultToText } from "../../protocols/core/render-helpers.js";
+import { zonesNamedIn } from "../../tools/builtin/resolve-time-zone.js";
 import { hasSpanWords, SPAN_VALUE_RULE, spanTexts, spanValueRules } from "./span-grammar.js";
 
 /**
@@ -24,6 +25,12 @@ export interface CopySources {
    * tool it was never trained on, which cannot be trusted to put the words in order or to finish a phrase.
    */
   spans?: readonly string[];
+  /**
+   * The zones the person's messages name ("Europe/Belgrade", "jakarta"): when there are any, a time-zone argument is
+   * one of them — a tiny model copying a zone it never saw writes "Europe/Brussels" for "Europe/Belgrade", a real zone
+   * but not the one asked for. Absent when they name none: any zone, as before.
+   */
+  zones?: readonly string[];
 }
 
 /** Letters of scripts that separate words with spaces (Latin, Greek, Cyrillic); others are free characters. */
@@ -77,10 +84,15 @@ export function copySources(
     for (const n of text.matchAll(DIGITS)) if (n[0].length > FREE_DIGITS) numbers.add(n[0]);
   }
   const spans = options.spans ? spanTexts(messages) : [];
+  // Every request the model is shown: a follow-up ("and to Tokyo?") converts from the zone named before it.
+  const zones = [
+    ...new Set(messages.flatMap((m) => (m.role === "user" ? zonesNamedIn(m.content) : []))),
+  ].sort();
   return {
     words: [...words].sort(),
     numbers: [...numbers].sort(),
     ...(hasSpanWords(spans) ? { spans } : {}),
+    ...(zones.length ? { zones } : {}),
   };
 }
 

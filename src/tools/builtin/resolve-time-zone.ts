@@ -76,6 +76,38 @@ export function timeZoneNames(): readonly string[] {
   return nameList;
 }
 
+/** Zone cities that are also everyday English words: "until christmas" or "wake me up" names no zone. */
+const CITIES_THAT_ARE_WORDS = new Set(
+  "canary casey center chatham christmas cocos davis dawson easter jersey knox midway oral palmer resolute reunion stanley troll wake".split(
+    " ",
+  ),
+);
+
+/**
+ * The zones a text names: by their IANA name ("Europe/Belgrade", any case) or by their city ("belgrade", "new york"
+ * for America/New_York), as whole words — not by a city that is also an everyday word ("christmas"). Several zones may
+ * share a city (America/Buenos_Aires and America/Argentina/Buenos_Aires): all of them are named. Abbreviations
+ * ("PST") and countries are not names here.
+ */
+export function zonesNamedIn(text: string): string[] {
+  const lower = ` ${text.toLowerCase().replaceAll("_", " ")} `;
+  const named = (phrase: string) => {
+    for (let at = lower.indexOf(phrase); at >= 0; at = lower.indexOf(phrase, at + 1)) {
+      const before = lower[at - 1] ?? " ";
+      const after = lower[at + phrase.length] ?? " ";
+      if (!/[\p{L}\p{N}/]/u.test(before) && !/[\p{L}\p{N}/]/u.test(after)) return true;
+    }
+    return false;
+  };
+  return timeZoneNames().filter((zone) => {
+    const id = zone.toLowerCase().replaceAll("_", " ");
+    const city = id.split("/").at(-1) as string;
+    const byCity =
+      id.includes("/") && city.length >= 3 && /^[\p{L} ]+$/u.test(city) && !CITIES_THAT_ARE_WORDS.has(city);
+    return named(id) || (byCity && named(city));
+  });
+}
+
 export class UnknownTimeZoneError extends ToolbridgeError {
   override name = "UnknownTimeZoneError";
   constructor(
