@@ -110,3 +110,23 @@ describe("copy-constrained string values", () => {
     expect(accepts(nonEmpty, '"tip"')).toBe(true);
   });
 });
+
+describe("zones a time-zone argument is held to", () => {
+  const ask = (...contents: string[]) =>
+    contents.flatMap((content) => [
+      { role: "user" as const, content },
+      { role: "assistant" as const, content: "Tokyo? Paris?" },
+    ]);
+  it("are those the requests name, when the latest names one: a follow-up keeps the zone named before it", () => {
+    expect(copySources(ask("3pm in New York is what in London?", "and to Tokyo?"), []).zones).toEqual([
+      "America/New_York",
+      "Asia/Tokyo",
+      "Europe/London",
+    ]);
+  });
+  it("are free when the latest request names none, whatever earlier ones or the model's own turns named", () => {
+    expect(
+      copySources(ask("time in Europe/Belgrade?", "how many days until christmas?"), []).zones,
+    ).toBeUndefined();
+  });
+});

@@ -26,9 +26,9 @@ export interface CopySources {
    */
   spans?: readonly string[];
   /**
-   * The zones the person's messages name ("Europe/Belgrade", "jakarta"): when there are any, a time-zone argument is
-   * one of them — a tiny model copying a zone it never saw writes "Europe/Brussels" for "Europe/Belgrade", a real zone
-   * but not the one asked for. Absent when they name none: any zone, as before.
+   * When the latest request names a zone ("Europe/Belgrade", "jakarta"): the zones it and the earlier requests name. A
+   * time-zone argument is one of them — a tiny model copying a zone it never saw writes "Europe/Brussels" for
+   * "Europe/Belgrade", a real zone but not the one asked for. Absent when the latest request names none: any zone.
    */
   zones?: readonly string[];
 }
@@ -84,10 +84,15 @@ export function copySources(
     for (const n of text.matchAll(DIGITS)) if (n[0].length > FREE_DIGITS) numbers.add(n[0]);
   }
   const spans = options.spans ? spanTexts(messages) : [];
-  // Every request the model is shown: a follow-up ("and to Tokyo?") converts from the zone named before it.
-  const zones = [
-    ...new Set(messages.flatMap((m) => (m.role === "user" ? zonesNamedIn(m.content) : []))),
-  ].sort();
+  // Only when the latest request names a zone; then also those the earlier requests it is shown name: a follow-up
+  // ("and to Tokyo?") converts from the zone named before it, while "how many days until christmas?" after a question
+  // about Belgrade names none, and its get_time stays free (UTC, as the model would write it).
+  const requests = messages.filter((m) => m.role === "user");
+  const latest = requests.at(-1);
+  const zones =
+    latest && zonesNamedIn(latest.content).length
+      ? [...new Set(requests.flatMap((m) => zonesNamedIn(m.content)))].sort()
+      : [];
   return {
     words: [...words].sort(),
     numbers: [...numbers].sort(),
