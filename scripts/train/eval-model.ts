@@ -483,9 +483,15 @@ async function main(): Promise<void> {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   }
-  for (const [name, file, goal] of [
-    ["client-tools", CLIENT_TOOL_SET, 0.7],
-    ["client-tools-check", CLIENT_TOOL_CHECK_SET, undefined],
+  for (const [name, file, goal, key, title] of [
+    ["client-tools", CLIENT_TOOL_SET, 0.7, "clientTools", "client tools over /v1"],
+    [
+      "client-tools-check",
+      CLIENT_TOOL_CHECK_SET,
+      undefined,
+      "clientToolsCheck",
+      "client tools over /v1, check set",
+    ],
   ] as const) {
     if (!sets.includes(name)) continue;
     const started = performance.now();
@@ -498,8 +504,7 @@ async function main(): Promise<void> {
     });
     const seconds = (performance.now() - started) / 1000;
     if (goal !== undefined) ok &&= c.exactArguments >= goal * c.items;
-    report[name === "client-tools" ? "clientTools" : "clientToolsCheck"] = { ...c, seconds };
-    const title = name === "client-tools" ? "client tools over /v1" : "client tools over /v1, check set";
+    report[key] = { ...c, seconds };
     process.stdout.write(
       [
         `${title}: ${c.items} requests, each offering its tool and two others, tool_choice auto, ${seconds.toFixed(0)} s`,

@@ -25,7 +25,6 @@ const copy = <T>(value: T): T => (value === undefined ? value : (JSON.parse(JSON
 interface StoredMessage {
   id: number;
   conversationId: string;
-  runId: string | null;
   message: AgentMessage;
   createdAt: string;
 }
@@ -37,6 +36,8 @@ interface SearchDocument {
   ref: number;
   title: string;
   body: string;
+  /** A message's run (null for notes and messages outside a run), for searches that leave a run out. */
+  runId: string | null;
 }
 
 const SNIPPET_WORDS = 24;
@@ -60,7 +61,7 @@ export class InMemoryStore implements Store {
   readonly #search = new MiniSearch<SearchDocument>({
     idField: "key",
     fields: ["title", "body"],
-    storeFields: ["kind", "ref", "title", "body"],
+    storeFields: ["kind", "ref", "title", "body", "runId"],
     searchOptions: { boost: { title: 2 }, prefix: true, fuzzy: 0.1, combineWith: "OR" },
   });
   #nextMessageId = 1;
@@ -68,10 +69,17 @@ export class InMemoryStore implements Store {
 
   #addMessage(conversationId: string, runId: string | null, message: AgentMessage, at: string): void {
     const id = this.#nextMessageId++;
-    this.#messages.push({ id, conversationId, runId, message: copy(message), createdAt: at });
+    this.#messages.push({ id, conversationId, message: copy(message), createdAt: at });
     // Only what people and the model said is searchable, as in SqliteStore.
     if ((message.role === "user" || message.role === "assistant") && message.content.trim() !== "")
-      this.#search.add({ key: `message:${id}`, kind: "message", ref: id, title: "", body: message.content });
+      this.#search.add({
+        key: `message:${id}`,
+        kind: "message",
+        ref: id,
+        title: "",
+        body: message.content,
+        runId,
+      });
   }
 
   #addAudit(entry: AuditEntry, at: string): void {
@@ -361,6 +369,7 @@ export class InMemoryStore implements Store {
       ref: record.id,
       title: note.title,
       body: `${note.content}\n${record.tags.join(" ")}`,
+      runId: null,
     });
     return copy(record);
   }
@@ -371,9 +380,7 @@ export class InMemoryStore implements Store {
     const results = this.#search.search(query, {
       filter: (r) =>
         (options.kind === undefined || r.kind === options.kind) &&
-        (options.excludeRun === undefined ||
-          r.kind !== "message" ||
-          this.#messages.find((m) => m.id === r.ref)?.runId !== options.excludeRun),
+        (options.excludeRun === undefined || r.runId !== options.excludeRun),
     });
     return results.slice(0, limit).map((r) => {
       const stored = r as unknown as SearchDocument & { terms: string[] };

@@ -1,28 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { getLlama, type Llama, type LlamaGrammar, LlamaLogLevel, type LlamaModel } from "node-llama-cpp";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { grammarAccepts } from "../../../test/helpers/grammar-accepts.js";
-import { writeTestModel } from "../gguf/make-test-model.js";
+import type { LlamaGrammar } from "node-llama-cpp";
+import { describe, expect, it } from "vitest";
+import { useGrammarTestModel } from "../../../test/helpers/grammar-accepts.js";
 import { COPY_VALUE_NONEMPTY_RULE, COPY_VALUE_RULE, copySources, copyValueRules } from "./copy-grammar.js";
 
-let llama: Llama;
-let model: LlamaModel;
-const dir = mkdtempSync(path.join(os.tmpdir(), "tb-copy-grammar-"));
-
-beforeAll(async () => {
-  const file = path.join(dir, "bytes.gguf");
-  writeTestModel(file, { seed: 1 });
-  llama = await getLlama({ gpu: false, build: "never", logLevel: LlamaLogLevel.error });
-  model = await llama.loadModel({ modelPath: file });
-});
-afterAll(async () => {
-  await model?.dispose();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const accepts = (grammar: LlamaGrammar, text: string) => grammarAccepts(llama, model, grammar, text);
+const grammars = useGrammarTestModel();
+const accepts = (grammar: LlamaGrammar, text: string) => grammars.accepts(grammar, text);
 
 const sources = copySources(
   [
@@ -67,7 +49,7 @@ describe("copy-constrained string values", () => {
 
   for (const maxItems of [undefined, 32]) {
     it(`hold words and long numbers to the sources, free what is new (${maxItems ?? "unbounded"})`, async () => {
-      const grammar = await llama.createGrammar({
+      const grammar = await grammars.llama.createGrammar({
         grammar: `root ::= ${COPY_VALUE_RULE}\n${copyValueRules(sources, maxItems)}`,
       });
       const ok = [
@@ -98,12 +80,12 @@ describe("copy-constrained string values", () => {
   }
 
   it("bounds the runs of a value, and has a non-empty form for minLength", async () => {
-    const bounded = await llama.createGrammar({
+    const bounded = await grammars.llama.createGrammar({
       grammar: `root ::= ${COPY_VALUE_RULE}\n${copyValueRules(sources, 4)}`,
     });
     expect(accepts(bounded, '"my locker"')).toBe(true); // my, space, locker: three runs
     expect(accepts(bounded, '"my locker code"')).toBe(false);
-    const nonEmpty = await llama.createGrammar({
+    const nonEmpty = await grammars.llama.createGrammar({
       grammar: `root ::= ${COPY_VALUE_NONEMPTY_RULE}\n${copyValueRules(sources)}`,
     });
     expect(accepts(nonEmpty, '""')).toBe(false);

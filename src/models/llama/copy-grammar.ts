@@ -2,7 +2,7 @@ import type { Tool } from "@modelcontextprotocol/server";
 import type { AgentMessage } from "../../core/agent-message.js";
 import { resultToText } from "../../protocols/core/render-helpers.js";
 import { zonesNamedIn } from "../../tools/builtin/resolve-time-zone.js";
-import { hasSpanWords, SPAN_VALUE_RULE, spanTexts, spanValueRules } from "./span-grammar.js";
+import { caseVariants, hasSpanWords, SPAN_VALUE_RULE, spanTexts, spanValueRules } from "./span-grammar.js";
 
 /**
  * Copy-constrained string arguments: a string a person gave (a city, a dice notation, a note's text, an expression's
@@ -99,12 +99,6 @@ export function copySources(
     ...(hasSpanWords(spans) ? { spans } : {}),
     ...(zones.length ? { zones } : {}),
   };
-}
-
-/** A word as written, in lower case, capitalized and in capitals. */
-function caseVariants(word: string): string[] {
-  const lower = word.toLowerCase();
-  return [word, lower, lower.charAt(0).toUpperCase() + lower.slice(1), word.toUpperCase()];
 }
 
 interface TrieNode {

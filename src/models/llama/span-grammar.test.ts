@@ -1,30 +1,14 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { getLlama, type Llama, type LlamaGrammar, LlamaLogLevel, type LlamaModel } from "node-llama-cpp";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { grammarAccepts } from "../../../test/helpers/grammar-accepts.js";
-import { writeTestModel } from "../gguf/make-test-model.js";
+import type { LlamaGrammar } from "node-llama-cpp";
+import { describe, expect, it } from "vitest";
+import { useGrammarTestModel } from "../../../test/helpers/grammar-accepts.js";
 import { COPY_VALUE_NONEMPTY_RULE, COPY_VALUE_RULE, copySources, copyValueRules } from "./copy-grammar.js";
 import { hasSpanWords, SPAN_VALUE_RULE, spanTexts, spanValueRules, spanWords } from "./span-grammar.js";
 
-let llama: Llama;
-let model: LlamaModel;
-const dir = mkdtempSync(path.join(os.tmpdir(), "tb-span-grammar-"));
-
-beforeAll(async () => {
-  const file = path.join(dir, "bytes.gguf");
-  writeTestModel(file, { seed: 1 });
-  llama = await getLlama({ gpu: false, build: "never", logLevel: LlamaLogLevel.error });
-  model = await llama.loadModel({ modelPath: file });
-});
-afterAll(async () => {
-  await model?.dispose();
-  rmSync(dir, { recursive: true, force: true });
-});
+const grammars = useGrammarTestModel();
+const accepts = (grammar: LlamaGrammar, text: string) => grammars.accepts(grammar, text);
 
 async function spanGrammar(texts: readonly string[]): Promise<LlamaGrammar> {
-  return llama.createGrammar({ grammar: `root ::= ${SPAN_VALUE_RULE}\n${spanValueRules(texts)}` });
+  return grammars.llama.createGrammar({ grammar: `root ::= ${SPAN_VALUE_RULE}\n${spanValueRules(texts)}` });
 }
 
 describe("span-copied string values", () => {
@@ -83,15 +67,15 @@ describe("span-copied string values", () => {
       '""',
       '"Luigi\'s,"', // the comma closes the phrase; it is not part of it
     ];
-    for (const text of ok) expect(grammarAccepts(llama, model, grammar, text), text).toBe(true);
-    for (const text of refused) expect(grammarAccepts(llama, model, grammar, text), text).toBe(false);
+    for (const text of ok) expect(accepts(grammar, text), text).toBe(true);
+    for (const text of refused) expect(accepts(grammar, text), text).toBe(false);
   });
 
   it("copy quotes and backslashes as JSON escapes them", async () => {
     const grammar = await spanGrammar(['say "hi" to C:\\temp now']);
-    expect(grammarAccepts(llama, model, grammar, '"say \\"hi\\" to C:\\\\temp"')).toBe(true);
-    expect(grammarAccepts(llama, model, grammar, '"C:\\\\temp"')).toBe(true);
-    expect(grammarAccepts(llama, model, grammar, '"say "hi" to"')).toBe(false);
+    expect(accepts(grammar, '"say \\"hi\\" to C:\\\\temp"')).toBe(true);
+    expect(accepts(grammar, '"C:\\\\temp"')).toBe(true);
+    expect(accepts(grammar, '"say "hi" to"')).toBe(false);
   });
 
   it("come from the person's messages and tool results, never the model's own turns", () => {
@@ -115,17 +99,17 @@ describe("span-copied string values", () => {
     const messages = [{ role: "user" as const, content: "books by Toni Morrison" }];
     const spans = copySources(messages, [], { spans: true });
     expect(spans.spans).toEqual(["books by Toni Morrison"]);
-    const grammar = await llama.createGrammar({
+    const grammar = await grammars.llama.createGrammar({
       grammar: `root ::= ${COPY_VALUE_RULE} | ${COPY_VALUE_NONEMPTY_RULE}\n${copyValueRules(spans, 8)}`,
     });
-    expect(grammarAccepts(llama, model, grammar, '"Toni Morrison"')).toBe(true);
-    expect(grammarAccepts(llama, model, grammar, '"Toni"')).toBe(false);
+    expect(accepts(grammar, '"Toni Morrison"')).toBe(true);
+    expect(accepts(grammar, '"Toni"')).toBe(false);
     // Words alone (the default) let the model stop after "Toni", or put the words in any order.
-    const words = await llama.createGrammar({
+    const words = await grammars.llama.createGrammar({
       grammar: `root ::= ${COPY_VALUE_RULE}\n${copyValueRules(copySources(messages, []), 8)}`,
     });
-    expect(grammarAccepts(llama, model, words, '"Toni"')).toBe(true);
-    expect(grammarAccepts(llama, model, words, '"Morrison Toni"')).toBe(true);
+    expect(accepts(words, '"Toni"')).toBe(true);
+    expect(accepts(words, '"Morrison Toni"')).toBe(true);
     // Nothing to copy from: words as before.
     expect(copySources([{ role: "user", content: "?!" }], [], { spans: true }).spans).toBeUndefined();
   });

@@ -87,8 +87,8 @@ export function spanWords(text: string): SpanWord[] {
   });
 }
 
-/** A word as written, in lower case, capitalized and in capitals. */
-function caseVariants(word: string): string[] {
+/** A word as written, in lower case, capitalized and in capitals (each once). */
+export function caseVariants(word: string): string[] {
   const lower = word.toLowerCase();
   return [...new Set([word, lower, lower.charAt(0).toUpperCase() + lower.slice(1), word.toUpperCase()])];
 }

@@ -99,13 +99,23 @@ export function zonesNamedIn(text: string): string[] {
     }
     return false;
   };
-  return timeZoneNames().filter((zone) => {
+  return zonePhrases()
+    .filter(({ id, city }) => named(id) || (city !== undefined && named(city)))
+    .map(({ zone }) => zone);
+}
+
+let phraseList: readonly { zone: string; id: string; city: string | undefined }[] | undefined;
+
+/** Each zone with the phrases that name it: its id in lower case with spaces, and its city where one may be used. */
+function zonePhrases() {
+  phraseList ??= timeZoneNames().map((zone) => {
     const id = zone.toLowerCase().replaceAll("_", " ");
     const city = id.split("/").at(-1) as string;
     const byCity =
       id.includes("/") && city.length >= 3 && /^[\p{L} ]+$/u.test(city) && !CITIES_THAT_ARE_WORDS.has(city);
-    return named(id) || (byCity && named(city));
+    return { zone, id, city: byCity ? city : undefined };
   });
+  return phraseList;
 }
 
 export class UnknownTimeZoneError extends ToolbridgeError {
