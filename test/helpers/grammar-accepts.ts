@@ -43,7 +43,7 @@ export function grammarAccepts(
  * The llama and a random byte-level GGUF a grammar test compiles and checks grammars against, loaded before the file's
  * tests and removed after them. Read `llama` and `model` inside tests (they are set by then).
  */
-export function useGrammarTestModel(): {
+export function loadGrammarTestModel(): {
   readonly llama: Llama;
   readonly model: LlamaModel;
   accepts(grammar: LlamaGrammar, text: string): boolean;

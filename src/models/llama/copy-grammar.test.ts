@@ -1,9 +1,9 @@
 import type { LlamaGrammar } from "node-llama-cpp";
 import { describe, expect, it } from "vitest";
-import { useGrammarTestModel } from "../../../test/helpers/grammar-accepts.js";
+import { loadGrammarTestModel } from "../../../test/helpers/grammar-accepts.js";
 import { COPY_VALUE_NONEMPTY_RULE, COPY_VALUE_RULE, copySources, copyValueRules } from "./copy-grammar.js";
 
-const grammars = useGrammarTestModel();
+const grammars = loadGrammarTestModel();
 const accepts = (grammar: LlamaGrammar, text: string) => grammars.accepts(grammar, text);
 
 const sources = copySources(

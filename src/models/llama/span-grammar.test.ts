@@ -1,10 +1,10 @@
 import type { LlamaGrammar } from "node-llama-cpp";
 import { describe, expect, it } from "vitest";
-import { useGrammarTestModel } from "../../../test/helpers/grammar-accepts.js";
+import { loadGrammarTestModel } from "../../../test/helpers/grammar-accepts.js";
 import { COPY_VALUE_NONEMPTY_RULE, COPY_VALUE_RULE, copySources, copyValueRules } from "./copy-grammar.js";
 import { hasSpanWords, SPAN_VALUE_RULE, spanTexts, spanValueRules, spanWords } from "./span-grammar.js";
 
-const grammars = useGrammarTestModel();
+const grammars = loadGrammarTestModel();
 const accepts = (grammar: LlamaGrammar, text: string) => grammars.accepts(grammar, text);
 
 async function spanGrammar(texts: readonly string[]): Promise<LlamaGrammar> {
