@@ -32,6 +32,12 @@ export interface MemorySearchOptions {
    * question back ("what is my bike lock code?") takes it for the answer.
    */
   excludeRun?: string;
+  /**
+   * Messages of these roles only ("user", "assistant"); notes are not affected. memory_search's default leaves the
+   * model's own answers out: they are what a model made of a memory, not the memory, and a wrong one ("pliliz3390"
+   * for a note's "plinth3390") would come back as if the person had said it.
+   */
+  roles?: readonly ("user" | "assistant")[];
 }
 
 export interface MemoryStore {

@@ -38,6 +38,8 @@ interface SearchDocument {
   body: string;
   /** A message's run (null for notes and messages outside a run), for searches that leave a run out. */
   runId: string | null;
+  /** A message's role (null for notes), for searches held to some roles. */
+  role: string | null;
 }
 
 const SNIPPET_WORDS = 24;
@@ -61,7 +63,7 @@ export class InMemoryStore implements Store {
   readonly #search = new MiniSearch<SearchDocument>({
     idField: "key",
     fields: ["title", "body"],
-    storeFields: ["kind", "ref", "title", "body", "runId"],
+    storeFields: ["kind", "ref", "title", "body", "runId", "role"],
     searchOptions: { boost: { title: 2 }, prefix: true, fuzzy: 0.1, combineWith: "OR" },
   });
   #nextMessageId = 1;
@@ -79,6 +81,7 @@ export class InMemoryStore implements Store {
         title: "",
         body: message.content,
         runId,
+        role: message.role,
       });
   }
 
@@ -370,6 +373,7 @@ export class InMemoryStore implements Store {
       title: note.title,
       body: `${note.content}\n${record.tags.join(" ")}`,
       runId: null,
+      role: null,
     });
     return copy(record);
   }
@@ -380,7 +384,8 @@ export class InMemoryStore implements Store {
     const results = this.#search.search(query, {
       filter: (r) =>
         (options.kind === undefined || r.kind === options.kind) &&
-        (options.excludeRun === undefined || r.runId !== options.excludeRun),
+        (options.excludeRun === undefined || r.runId !== options.excludeRun) &&
+        (options.roles === undefined || r.kind === "note" || options.roles.includes(r.role)),
     });
     return results.slice(0, limit).map((r) => {
       const stored = r as unknown as SearchDocument & { terms: string[] };

@@ -611,15 +611,22 @@ export class PostgresStore implements Store {
     if (options.kind !== "note")
       parts.push(`SELECT 'message' AS kind, m.id AS ref_id, NULL::text AS title, m.content AS body, m.created_at,
           m.conversation_id, m.role, ts_rank(${weights}, setweight(m.search, 'B'), query.q, 1) AS rank
-        FROM {S}.messages m, query WHERE m.search @@ query.q AND m.run_id IS DISTINCT FROM query.excluded_run`);
-    const sql = this.#sql(`WITH query AS (SELECT to_tsquery('english', $1) AS q, $3::text AS excluded_run),
+        FROM {S}.messages m, query WHERE m.search @@ query.q AND m.run_id IS DISTINCT FROM query.excluded_run
+          AND (query.roles IS NULL OR m.role = ANY(query.roles))`);
+    const sql =
+      this.#sql(`WITH query AS (SELECT to_tsquery('english', $1) AS q, $3::text AS excluded_run, $4::text[] AS roles),
       hits AS (${parts.join(" UNION ALL ")} ORDER BY rank DESC, created_at DESC, ref_id DESC LIMIT $2)
       SELECT kind, ref_id, title, created_at, conversation_id, role,
         ts_headline('english', body, (SELECT q FROM query),
           'StartSel=[, StopSel=], MaxWords=24, MinWords=8, ShortWord=2, MaxFragments=1, FragmentDelimiter=…') AS snippet
       FROM hits ORDER BY rank DESC, created_at DESC, ref_id DESC`);
-    // $3 is null when no run is left out: IS DISTINCT FROM null keeps every message, of a run or not.
-    const rows = await this.#db.query(sql, [tsquery, limit, options.excludeRun ?? null]);
+    // $3 is null when no run is left out: IS DISTINCT FROM null keeps every message, of a run or not; $4 null: any role.
+    const rows = await this.#db.query(sql, [
+      tsquery,
+      limit,
+      options.excludeRun ?? null,
+      options.roles ?? null,
+    ]);
     return rows.map(memoryHitFromRow);
   }
 

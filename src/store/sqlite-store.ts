@@ -465,18 +465,23 @@ export class SqliteStore implements Store {
     const limit = Math.max(1, Math.min(options.limit ?? 5, 50));
     const kindFilter = options.kind ? "AND f.kind = ?" : "";
     const runFilter = options.excludeRun !== undefined ? "AND (m.run_id IS NULL OR m.run_id <> ?)" : "";
+    const roles = options.roles ?? [];
+    const roleFilter = options.roles
+      ? `AND (f.kind = 'note' OR m.role IN (${roles.map(() => "?").join(", ") || "NULL"}))`
+      : "";
     const sql = `SELECT f.kind, f.ref_id, f.title,
         snippet(memory_fts, 3, '[', ']', '…', 24) AS snippet,
         COALESCE(n.created_at, m.created_at) AS created_at, m.conversation_id, m.role
       FROM memory_fts f
       LEFT JOIN notes n ON f.kind = 'note' AND n.id = f.ref_id
       LEFT JOIN messages m ON f.kind = 'message' AND m.id = f.ref_id
-      WHERE memory_fts MATCH ? ${kindFilter} ${runFilter}
+      WHERE memory_fts MATCH ? ${kindFilter} ${runFilter} ${roleFilter}
       ORDER BY bm25(memory_fts, 0, 0, 2.0, 1.0) LIMIT ?`;
     const params: unknown[] = [
       fts,
       ...(options.kind ? [options.kind] : []),
       ...(options.excludeRun !== undefined ? [options.excludeRun] : []),
+      ...roles,
       limit,
     ];
     const rows = this.#stmt(sql).all(...params) as Row[];

@@ -100,6 +100,30 @@ export function runMemorySearchContract(
       await store.close();
     });
 
+    it("holds messages to the roles asked for, keeping notes", async () => {
+      const store = await open();
+      await store.createRun({
+        id: "r1",
+        conversationId: "c1",
+        model: "m",
+        options: {},
+        limits: {},
+        owner: "x:1",
+        messages: [
+          { role: "user", content: "remember that my bike lock code is plinth3390" },
+          { role: "assistant", content: "Saved your bike lock code: pliliz3390." },
+        ],
+      });
+      await store.saveNote({ title: "bike lock", content: "plinth3390" });
+      const roles = async (options: Parameters<Store["searchMemory"]>[1]) =>
+        (await store.searchMemory("bike lock", options)).map((h) => h.role ?? "note").sort();
+      expect(await roles({})).toEqual(["assistant", "note", "user"]);
+      expect(await roles({ roles: ["user"] })).toEqual(["note", "user"]);
+      expect(await roles({ roles: ["assistant"], kind: "message" })).toEqual(["assistant"]);
+      expect(await roles({ roles: [] })).toEqual(["note"]);
+      await store.close();
+    });
+
     it("takes search syntax in the query as plain words, honours the limit, and finds nothing in nothing", async () => {
       const store = await open();
       await store.saveNote({ title: "quote", content: 'He said "NEAR" and then left' });

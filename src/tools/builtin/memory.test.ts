@@ -89,6 +89,39 @@ describe("memory tools", () => {
     expect(resultText(outside.result)).toContain("conversation c_r2");
   });
 
+  it("searches notes and what people wrote by default; the model's own answers only among conversations", async () => {
+    await store.createRun({
+      id: "r1",
+      conversationId: "c1",
+      model: "test",
+      options: {},
+      limits: {},
+      owner: "x:1",
+      messages: [
+        { role: "user", content: "remember that my bike lock code is plinth3390" },
+        // A tiny model's miscopy: as a memory it would contradict the note.
+        { role: "assistant", content: "Saved: your bike lock code is pliliz3390." },
+      ],
+    });
+    await store.saveNote({ title: "bike lock code", content: "my bike lock code is plinth3390" });
+    const all = resultText(
+      (await executor.execute({ name: "memory_search", arguments: { query: "bike lock code" } })).result,
+    );
+    expect(all).toContain('note #1 "bike lock code"');
+    expect(all).toContain("user in conversation c1");
+    expect(all).not.toContain("pliliz3390");
+    const conversations = resultText(
+      (
+        await executor.execute({
+          name: "memory_search",
+          arguments: { query: "bike lock code", source: "conversations" },
+        })
+      ).result,
+    );
+    expect(conversations).toContain("assistant in conversation c1");
+    expect(conversations).not.toContain("note #1");
+  });
+
   it("treats FTS syntax in the query as plain words", async () => {
     await store.saveNote({ title: "quote", content: 'He said "NEAR" AND then OR left' });
     const result = await executor.execute({ name: "memory_search", arguments: { query: '"NEAR( AND * OR' } });

@@ -24,6 +24,8 @@ export function createMemoryTools(store: MemoryStore): AnyToolDefinition[] {
       const options: MemorySearchOptions = { limit };
       // The run's own messages are the question being asked, not a memory of the answer.
       if (context.runId !== undefined) options.excludeRun = context.runId;
+      // "all" is notes and what people wrote; the model's own answers only when conversations are asked for.
+      if (source === "all") options.roles = ["user"];
       if (source === "notes") options.kind = "note";
       if (source === "conversations") options.kind = "message";
       const hits = await store.searchMemory(query, options);
