@@ -101,13 +101,17 @@ export async function runClientToolSet(options: {
   file?: string;
   modelPath?: string;
   copyArguments?: boolean;
+  copyWords?: boolean;
   filter?: (index: number) => boolean;
   verbose?: boolean;
 }): Promise<ClientToolFigures> {
   const all = loadJsonLines<ClientToolItem>(options.file ?? CLIENT_TOOL_SET);
   const items = all.map((item, i) => ({ item, i })).filter(({ i }) => options.filter?.(i) ?? true);
   const dir = mkdtempSync(path.join(tmpdir(), "toolbridge-eval-v1-"));
-  const copy = options.copyArguments === undefined ? {} : { copyArguments: options.copyArguments };
+  const copy = {
+    ...(options.copyArguments === undefined ? {} : { copyArguments: options.copyArguments }),
+    ...(options.copyWords === undefined ? {} : { copyWords: options.copyWords }),
+  };
   const config = parseConfig(
     {
       model: {

@@ -384,10 +384,13 @@ async function main(): Promise<void> {
       json: { type: "string" },
       // Copy-constrained string arguments on or off (default: the model's own default, by its size).
       "copy-arguments": { type: "string" },
+      // Copied words in answers on or off (default: the model's own default, by its size).
+      "copy-words": { type: "string" },
     },
   });
-  const copyArguments =
-    values["copy-arguments"] === undefined ? undefined : /^(true|on|1|yes)$/i.test(values["copy-arguments"]);
+  const onOff = (v: string | undefined) => (v === undefined ? undefined : /^(true|on|1|yes)$/i.test(v));
+  const copyArguments = onOff(values["copy-arguments"]);
+  const copyWords = onOff(values["copy-words"]);
   const sets =
     values.set === "all"
       ? ["template", "everyday", "client-tools", "client-tools-check"]
@@ -403,7 +406,10 @@ async function main(): Promise<void> {
   const store = new EvalStore(path.join(dir, "eval.db"));
   // The run command's own resolution: no --model means the bundled default (when the CLI has wired it), else
   // exactly the flags the default stands for. No token cap of its own: `toolbridge run`'s default (1,024).
-  const copy = copyArguments === undefined ? {} : { copyArguments };
+  const copy = {
+    ...(copyArguments === undefined ? {} : { copyArguments }),
+    ...(copyWords === undefined ? {} : { copyWords }),
+  };
   const flags: AgentCommandOptions = values.model ? { model: values.model, ...copy } : copy;
   let settings: ReturnType<typeof cliAgentSettings>;
   try {

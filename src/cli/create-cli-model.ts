@@ -66,6 +66,7 @@ export function toModelSpec(settings: ModelSettings, options: CreateCliModelOpti
       if (settings.protocol !== undefined) spec.protocol = settings.protocol;
       if (settings.threads !== undefined) spec.threads = settings.threads;
       if (settings.copyArguments !== undefined) spec.copyArguments = settings.copyArguments;
+      if (settings.copyWords !== undefined) spec.copyWords = settings.copyWords;
       if (settings.grammar !== undefined) spec.grammar = settings.grammar;
       if (settings.seed !== undefined) spec.seed = settings.seed;
       if (settings.maxTokens !== undefined) spec.maxTokens = settings.maxTokens;

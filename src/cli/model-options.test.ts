@@ -212,7 +212,13 @@ describe("one layer builder: the same keys in flags, environment and config file
   it("has a flag and a variable for every key, named after it, and no flag that is not a key", () => {
     const flags = addModelOptions(new Command())
       .options.map((o) => o.long)
-      .filter((f) => f !== "--no-native-tools" && f !== "--no-copy-arguments" && f !== "--no-grammar");
+      .filter(
+        (f) =>
+          f !== "--no-native-tools" &&
+          f !== "--no-copy-arguments" &&
+          f !== "--no-copy-words" &&
+          f !== "--no-grammar",
+      );
     expect(flags.sort()).toEqual(MODEL_KEYS.map(modelFlagName).sort());
     expect(MODEL_KEYS.map(modelEnvName)).toEqual([
       "TOOLBRIDGE_MODEL",
@@ -228,30 +234,30 @@ describe("one layer builder: the same keys in flags, environment and config file
       "TOOLBRIDGE_SEED",
       "TOOLBRIDGE_THREADS",
       "TOOLBRIDGE_COPY_ARGUMENTS",
+      "TOOLBRIDGE_COPY_WORDS",
       "TOOLBRIDGE_GRAMMAR",
       "TOOLBRIDGE_API_KEY_ENV",
     ]);
   });
 
-  it("reads copy-constrained arguments for a GGUF from a flag, the environment or the config", () => {
-    expect(resolve({ model: gguf, copyArguments: false })).toEqual({
+  it.each([
+    ["copyArguments", "TOOLBRIDGE_COPY_ARGUMENTS"],
+    ["copyWords", "TOOLBRIDGE_COPY_WORDS"],
+  ] as const)("reads %s for a GGUF from a flag, the environment or the config", (key, variable) => {
+    expect(resolve({ model: gguf, [key]: false })).toEqual({ provider: "llama", path: gguf, [key]: false });
+    expect(resolve({}, { TOOLBRIDGE_MODEL: gguf, [variable]: "true" })).toEqual({
       provider: "llama",
       path: gguf,
-      copyArguments: false,
+      [key]: true,
     });
-    expect(resolve({}, { TOOLBRIDGE_MODEL: gguf, TOOLBRIDGE_COPY_ARGUMENTS: "true" })).toEqual({
+    expect(resolve({}, {}, { provider: "llama", path: gguf, [key]: false })).toEqual({
       provider: "llama",
       path: gguf,
-      copyArguments: true,
+      [key]: false,
     });
-    expect(resolve({}, {}, { provider: "llama", path: gguf, copyArguments: false })).toEqual({
-      provider: "llama",
-      path: gguf,
-      copyArguments: false,
-    });
-    expect(
-      usageError(() => resolve({}, { TOOLBRIDGE_MODEL: gguf, TOOLBRIDGE_COPY_ARGUMENTS: "maybe" })).message,
-    ).toContain("TOOLBRIDGE_COPY_ARGUMENTS");
+    expect(usageError(() => resolve({}, { TOOLBRIDGE_MODEL: gguf, [variable]: "maybe" })).message).toContain(
+      variable,
+    );
   });
 
   it("reads the same settings the same way from each place, and names the place's spelling when one is wrong", () => {

@@ -31,6 +31,7 @@ export type { CliModelProvider, ModelSettings } from "./model-settings.js";
  * | seed         | --seed <n>            | TOOLBRIDGE_SEED           | seed                              |
  * | threads      | --threads <n>         | TOOLBRIDGE_THREADS        | threads                           |
  * | copyArguments| --[no-]copy-arguments | TOOLBRIDGE_COPY_ARGUMENTS | copyArguments                     |
+ * | copyWords    | --[no-]copy-words     | TOOLBRIDGE_COPY_WORDS     | copyWords                         |
  * | grammar      | --[no-]grammar        | TOOLBRIDGE_GRAMMAR        | grammar (provider "llama")        |
  * | apiKeyEnv    | --api-key-env <VAR>   | TOOLBRIDGE_API_KEY_ENV    | apiKeyEnv                         |
  *
@@ -50,6 +51,7 @@ export const MODEL_KEYS = [
   "seed",
   "threads",
   "copyArguments",
+  "copyWords",
   "grammar",
   "apiKeyEnv",
 ] as const;
@@ -86,6 +88,7 @@ export interface ModelFlags {
   maxTokens?: string;
   threads?: string;
   copyArguments?: boolean;
+  copyWords?: boolean;
   grammar?: boolean;
   apiKeyEnv?: string;
 }
@@ -126,6 +129,11 @@ export function addModelOptions(command: Command): Command {
     )
     .option("--no-copy-arguments", "GGUF text mode: let the model write string arguments freely")
     .option(
+      "--copy-words",
+      "GGUF text mode: in an answer, finish a word of a tool result the model begins (default: on for models under 50M parameters)",
+    )
+    .option("--no-copy-words", "GGUF text mode: let the model write its answers freely")
+    .option(
       "--grammar",
       "a GGUF model in text-protocol mode: constrain call bodies to the tools' schemas (default)",
     )
@@ -154,6 +162,7 @@ const MODEL_SPECIFIC = [
   "nativeTools",
   "threads",
   "copyArguments",
+  "copyWords",
   "grammar",
   "apiKeyEnv",
 ] as const;
@@ -304,6 +313,7 @@ export function buildModelLayer(input: ModelInput, place: Place): Layer {
   set(layer, "seed", integer(value("seed"), where("seed"), 0));
   set(layer, "threads", integer(value("threads"), where("threads"), 1));
   set(layer, "copyArguments", boolean(value("copyArguments"), where("copyArguments")));
+  set(layer, "copyWords", boolean(value("copyWords"), where("copyWords")));
   set(layer, "grammar", boolean(value("grammar"), where("grammar")));
   set(layer, "apiKeyEnv", variableName(value("apiKeyEnv"), where("apiKeyEnv")));
   return layer;

@@ -28,6 +28,8 @@ export interface ModelSettings {
   threads?: number;
   /** llama, text mode: copy-constrained string arguments (LlamaModelOptions.copyArguments); default by model size. */
   copyArguments?: boolean;
+  /** llama, text mode: answers finish the tool result's words they begin (LlamaModelOptions.copyWords); by size. */
+  copyWords?: boolean;
   /** llama, text-protocol mode: constrain call bodies with the tools' schemas (default true). */
   grammar?: boolean;
   /** Environment variable holding the API key, instead of OPENAI_API_KEY / ANTHROPIC_API_KEY. */

@@ -63,6 +63,11 @@ export const llamaModelConfigSchema = z.strictObject({
    */
   copyArguments: z.boolean().optional(),
   /**
+   * Text mode: in an answer after a tool result, a word of the result the model begins is written out whole. Default:
+   * on for models under 50M parameters.
+   */
+  copyWords: z.boolean().optional(),
+  /**
    * Text-protocol mode: constrain each call's body with a grammar made from the tools' schemas (default true). `false`
    * lets the model write calls freely (what `toolbridge eval --protocol all` may recommend for some models).
    */

@@ -106,8 +106,8 @@ describe("the bundled demo model through the CLI", () => {
 });
 
 // Issue 35's acceptance through the CLI: a time conversion, a date difference, a tool error answered honestly, a
-// follow-up that needs the previous turn (here, on the shipped third generation), and a note with a value never seen
-// in training found again in a later chat (below: not met yet).
+// follow-up that needs the previous turn, and (below) a note with a value never seen in training found again in a
+// later chat.
 describe("the bundled demo model on everyday requests", () => {
   it("converts a clock time between two cities with convert_time and states the time there", () => {
     const r = ask("when it's 3pm in New York what time is it in London?");
@@ -159,11 +159,11 @@ describe("the bundled demo model on everyday requests", () => {
   }, 150_000);
 });
 
-// The shipped model saves the note exactly (the call grammar holds its words to the user's), but in the later chat
-// memory_search also returns the earlier chat's messages (no longer the asking one: a run's own messages are left
-// out), which its training results never held, and it answers out of scope; shown the note alone it miscopies the value in its answer ("plinth3390" → "plied3390"). Issue 35
-// stays open on this; a candidate is checked with TOOLBRIDGE_E2E_MODEL.
-describe.runIf(candidate)("a candidate bundled model with notes across chats (TOOLBRIDGE_E2E_MODEL)", () => {
+// A note with a value never seen in training ("plinth3390"), saved in one chat and found in a later one: the call
+// grammar holds the note's words to the user's; in the later chat memory_search returns the note and what the person
+// wrote earlier (not the asking run's own message, nor the model's earlier answers), and the answer writes the value
+// out whole once the model begins it (copied words: the model alone wrote "plied3390").
+describe("the bundled demo model with notes across chats", () => {
   it("saves a note with a value it never saw in training, and a later chat finds it and states it", () => {
     const db = path.join(dir, "notes.db");
     const first = runCli(["chat", "--db", db, ...modelArgs], {

@@ -53,7 +53,7 @@ function messageText(m: AgentMessage): string {
  * The prose of a schema: descriptions, enum and const values, defaults and examples — not its keywords ("type",
  * "properties", "string"), which are no value anyone means.
  */
-function schemaText(node: unknown, out: string[] = []): string[] {
+export function schemaText(node: unknown, out: string[] = []): string[] {
   if (Array.isArray(node)) for (const n of node) schemaText(n, out);
   else if (node && typeof node === "object") {
     for (const [key, value] of Object.entries(node)) {

@@ -60,6 +60,13 @@ export interface LlamaModelOptions {
    */
   copyArguments?: boolean | "auto";
   /**
+   * Text mode: in an answer after a tool result, a word of the result the model begins (past its first characters,
+   * once no other word of the result starts the same) is written out whole from the result — "plinth3390", never
+   * "plied3390" (copied-words.ts). Only the result's words the model's own prompt does not use are held. Default
+   * `"auto"`: on for tiny models (< 50M parameters), as `copyArguments`.
+   */
+  copyWords?: boolean | "auto";
+  /**
    * Text mode: when the model starts a call among tools it was not trained on, hold the call to the tool the latest
    * request's words point at, if one clearly leads (tool-by-words.ts: the preselection index over the offered tools'
    * names, descriptions and parameters); the model still decides whether to call at all. Default `"auto"`: on for tiny
@@ -222,6 +229,12 @@ export class LlamaLanguageModel implements LanguageModel {
     return loaded.parameters !== undefined && loaded.parameters < TINY_MODEL_PARAMETERS;
   }
 
+  #copyWords(loaded: LoadedLlama): boolean {
+    const o = this.#options.copyWords ?? "auto";
+    if (o !== "auto") return o;
+    return loaded.parameters !== undefined && loaded.parameters < TINY_MODEL_PARAMETERS;
+  }
+
   /** The configured sampling with the request's own settings over it, for this request only. */
   #sampling(request: ModelRequest): Sampling {
     const o = this.#options;
@@ -273,10 +286,19 @@ export class LlamaLanguageModel implements LanguageModel {
       const shown =
         kept !== undefined ? { ...request, messages: lastRequests(request.messages, kept) } : request;
       const copyArguments = this.#copyArguments(loaded);
+      const copyWords = this.#copyWords(loaded);
       const knownTools = this.#knownTools(loaded);
       const callGrammar = this.#options.grammar !== false;
       const turn = (req: ModelRequest) =>
-        streamTextTurn({ ...common, ...text, callGrammar, copyArguments, knownTools, request: req });
+        streamTextTurn({
+          ...common,
+          ...text,
+          callGrammar,
+          copyArguments,
+          copyWords,
+          knownTools,
+          request: req,
+        });
       // Formats without a grammar-able call body (or with the grammar off) cannot force a call by prefix: ask again.
       if (isForced(shown.toolChoice) && (!callGrammar || !text.frames.framesFor(shown.tools))) {
         yield* enforceToolChoice(shown.toolChoice, 1, (extra) =>

@@ -6,6 +6,7 @@ import { renderCompletionPrompt } from "../completions/render-completion-prompt.
 import { SingleCallGate } from "../single-call-gate.js";
 import { offersCalls, TextCallReader } from "../text-call-reader.js";
 import { type CallFrameCache, cachedCallBodyGrammar } from "./call-body-grammar-cache.js";
+import { CopiedWords } from "./copied-words.js";
 import { copySources } from "./copy-grammar.js";
 import { DeferredText } from "./deferred-text.js";
 import {
@@ -41,6 +42,8 @@ export function streamTextTurn(input: {
   maxStringLength: number | undefined;
   /** Hold plain string arguments to the words of the conversation (copy-grammar.ts). */
   copyArguments: boolean;
+  /** In an answer after a tool result, finish a word of the result the model begins (copied-words.ts). */
+  copyWords: boolean;
   /**
    * The tools the model was trained on, when a call among others is to be held to the tool the request's words point
    * at (tool-by-words.ts); undefined leaves the choice to the model.
@@ -84,6 +87,8 @@ export function streamTextTurn(input: {
         copy,
       });
     };
+    // An answer quoting a tool result writes each of the result's words it begins out whole.
+    const copied = input.copyWords ? CopiedWords.from(request.messages, offered) : undefined;
     const reader = new TextCallReader({ protocol, tools: request.tools, toolChoice: choice, prompt });
     // One call at most: generation stops the moment it is complete (as at a stop string: the turn then finishes).
     const gate = new SingleCallGate(request.parallelToolCalls === false && withTools);
@@ -142,7 +147,7 @@ export function streamTextTurn(input: {
           phase = "free";
           continue;
         }
-        const triggers = frames ? [frames.marker, ...stops] : stops;
+        const triggers = [...(frames ? [frames.marker] : []), ...stops, ...(copied?.triggers ?? [])];
         const result = await completion.generateCompletionWithMeta(tokens, {
           ...common,
           customStopTriggers: triggers,
@@ -152,16 +157,24 @@ export function streamTextTurn(input: {
         if (controller.signal.aborted) break;
         const meta = result.metadata;
         if (meta.stopReason === "maxTokens") reason = "length";
-        if (meta.stopReason === "customStopTrigger" && frames) {
-          const trigger = meta.customStopTrigger
-            .map((t) => (typeof t === "string" ? t : model.detokenize([t], true)))
-            .join("");
-          if (trigger === frames.marker) {
-            generated += trigger;
-            emit(trigger);
-            phase = "body";
-            continue;
-          }
+        const trigger =
+          meta.stopReason === "customStopTrigger"
+            ? meta.customStopTrigger
+                .map((t) => (typeof t === "string" ? t : model.detokenize([t], true)))
+                .join("")
+            : undefined;
+        if (trigger !== undefined && frames && trigger === frames.marker) {
+          generated += trigger;
+          emit(trigger);
+          phase = "body";
+          continue;
+        }
+        const rest = trigger !== undefined ? copied?.rest(trigger) : undefined;
+        if (trigger !== undefined && rest !== undefined) {
+          // The model began a word of the tool result: it is written out whole, and the model goes on after it.
+          generated += trigger + rest;
+          emit(trigger + rest);
+          continue;
         }
         break;
       }
