@@ -84,6 +84,18 @@ describe("copied words: an answer finishes the tool result's words it begins", (
     expect(finish(copied, "a Ple")).toBe("a Pledge");
   });
 
+  it("finishes a name from the request being answered, once a tool has answered it", () => {
+    const messages: AgentMessage[] = [
+      { role: "user", content: "what time is it in Caracas?" },
+      { role: "assistant", content: "", toolCalls: [{ ...call, name: "get_time" }] },
+      result("Friday, December 4, 2026 at 9:22 PM GMT-4"),
+    ];
+    const copied = CopiedWords.from(messages, []);
+    if (!copied) throw new Error("expected held words");
+    expect(finish(copied, "It's 9:22 PM in Caracao.")).toBe("It's 9:22 PM in Caracas");
+    expect(finish(copied, "It's Fri")).toBe("It's Friday");
+  });
+
   it("reads only the results since the latest request, and none when there are none", () => {
     const earlier = turn("my code is plinth3390");
     expect(CopiedWords.from(earlier, [memorySearch])).toBeDefined();

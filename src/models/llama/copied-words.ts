@@ -4,13 +4,13 @@ import { resultToText } from "../../protocols/core/render-helpers.js";
 import { schemaText } from "./copy-grammar.js";
 
 /**
- * Copied words in answers: when a tiny model, answering after a tool result, begins a word of that result, the word is
- * written out whole from the result. A 10M-parameter model that read "plinth3390" in a note starts copying it and
- * drifts ("pliliz3390", "plied3390"); "America/Caracas" becomes "America/Cacagos". Nothing else is held: the model
- * still chooses every word it starts, where it stops, and what it says around the value.
+ * Copied words in answers: when a tiny model, answering after a tool result, begins a word of that result or of the
+ * request it answers, the word is written out whole. A 10M-parameter model that read "plinth3390" in a note starts
+ * copying it and drifts ("pliliz3390", "plied3390"); asked the time in Caracas, it answers "… in Caracao". Nothing else
+ * is held: the model still chooses every word it starts, where it stops, and what it says around the value.
  *
- * Only words the model cannot be trusted to write are held: words of the turn's tool results (since the latest
- * request) of four characters or more that hold a letter and a digit, "/" or "_", or begin with a capital — codes,
+ * Only words the model cannot be trusted to write are held: words of the latest request and of the tool results since
+ * it, of four characters or more that hold a letter and a digit, "/" or "_", or begin with a capital — codes,
  * zones, names ("plinth3390", "America/Caracas", "Kowalski"; not numbers) — and that the model's own prompt text (the system messages, the
  * offered tools' names and prose) does not use. Plain lower-case words ("note", "code") are never held: the model's
  * "nothing" must not become "note". A word is begun once the model has written, after a space, a newline, a quote or
@@ -27,8 +27,9 @@ export class CopiedWords {
   }
 
   /**
-   * The words of the turn's tool results a tiny model is held to when it begins one, or undefined when there are
-   * none (no tool result since the latest request, or nothing in it the model does not already write).
+   * The words of the latest request and the tool results since it that a tiny model is held to when it begins one, or
+   * undefined when there are none (no tool result since the latest request: the answer quotes nothing; or nothing in
+   * them the model does not already write).
    */
   static from(messages: readonly AgentMessage[], tools: readonly Tool[]): CopiedWords | undefined {
     const latest = messages.findLastIndex((m) => m.role === "user");
@@ -38,6 +39,9 @@ export class CopiedWords {
       .join("\n")
       .slice(-MAX_RESULT_CHARS);
     if (!results) return undefined;
+    const request = messages[latest];
+    const sources =
+      request?.role === "user" ? `${request.content.slice(0, MAX_RESULT_CHARS)}\n${results}` : results;
     const own = new Set<string>();
     const ownText = [
       ...messages.flatMap((m) => (m.role === "system" ? [m.content] : [])),
@@ -45,7 +49,7 @@ export class CopiedWords {
     ].join("\n");
     for (const w of ownText.matchAll(WORD)) own.add(w[0].toLowerCase());
     const words = new Set<string>();
-    for (const w of results.matchAll(WORD))
+    for (const w of sources.matchAll(WORD))
       if (w[0].length >= MIN_WORD && UNUSUAL.test(w[0]) && !own.has(w[0].toLowerCase())) words.add(w[0]);
     const copied = new CopiedWords([...words]);
     return copied.#rests.size ? copied : undefined;
