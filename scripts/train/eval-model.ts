@@ -84,12 +84,18 @@ class EvalStore extends SqliteStore {
     return this.#memory ? this.#memory.saveNote(note) : super.saveNote(note);
   }
 
-  override searchMemory(
+  override async searchMemory(
     ...args: Parameters<SqliteStore["searchMemory"]>
   ): ReturnType<SqliteStore["searchMemory"]> {
-    return this.#memory ? this.#memory.searchMemory(...args) : super.searchMemory(...args);
+    const hits = await (this.#memory ? this.#memory.searchMemory(...args) : super.searchMemory(...args));
+    // Every hit dated the same instant: the real time of saving is in the result the model reads, and it moved the
+    // answers from run to run (template search answers 33–50 %), so two runs' figures could not be compared.
+    return hits.map((hit) => ({ ...hit, createdAt: EVAL_SAVED_AT }));
   }
 }
+
+/** When every note and message a search finds in the eval was saved (see EvalStore.searchMemory). */
+const EVAL_SAVED_AT = "2026-06-15T09:30:00.000Z";
 
 export interface RequestOutcome {
   request: HeldOutRequest;

@@ -124,6 +124,19 @@ describe("the bundled demo model on everyday requests", () => {
     expect(r.answer).toContain(there);
   }, 150_000);
 
+  it("names the zone it was asked about exactly in its answer, as the tool's call did", () => {
+    // Without copied words the model wrote "Australia/Hobart_Harbour" and "Europe/Vienna" for these.
+    for (const [request, zone] of [
+      ["which date is it now in Australia/Hobart", "Australia/Hobart"],
+      ["Got the time for Europe/Vilnius?", "Europe/Vilnius"],
+    ] as const) {
+      const r = ask(request);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.call?.arguments).toMatchObject({ timezone: zone });
+      expect(r.answer).toMatch(new RegExp(`${zone.replace("/", "\\/")}(?![\\w/])`));
+    }
+  }, 150_000);
+
   it("counts the days between two dates with time_difference and states the count", () => {
     const r = ask("how many days between 2026-03-01 and 2026-06-15?");
     expect(r.status, r.stderr).toBe(0);

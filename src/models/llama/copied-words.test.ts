@@ -29,7 +29,7 @@ const turn = (...results: string[]): AgentMessage[] => [
 /** What an answer becomes when the model writes `text` and stops at the first trigger it meets. */
 function finish(copied: CopiedWords, text: string): string {
   for (let i = 0; i < text.length; i++)
-    for (const trigger of copied.triggers)
+    for (const trigger of copied.triggers(false))
       if (text.startsWith(trigger, i)) return text.slice(0, i) + trigger + copied.rest(trigger);
   return text;
 }
@@ -48,6 +48,17 @@ describe("copied words: an answer finishes the tool result's words it begins", (
     expect(copied.rest('"pli')).toBe("nth3390");
   });
 
+  it("finishes a word the answer begins with, but not the same letters inside a word", () => {
+    const copied = CopiedWords.from(turn("Europe/Sofia: 3:32 AM GMT+2"), [memorySearch]);
+    if (!copied) throw new Error("expected held words");
+    expect(copied.triggers(false)).not.toContain("Eur");
+    expect(copied.triggers(true)).toContain("Eur");
+    expect(copied.rest("Eur", "")).toBe("ope/Sofia");
+    expect(copied.rest("Eur", " \n")).toBe("ope/Sofia");
+    expect(copied.rest("Eur", "Neo")).toBeUndefined();
+    expect(copied.rest(" Eur", "In")).toBe("ope/Sofia");
+  });
+
   it("holds codes, zones and names only: no plain word, no word the model's own prompt uses, nothing mid-word", () => {
     const copied = CopiedWords.from(
       turn("1. note #1 (Full notes): my code is plinth3390, ask Kowalski in Europe/Belgrade or Ana"),
@@ -55,7 +66,7 @@ describe("copied words: an answer finishes the tool result's words it begins", (
     );
     if (!copied) throw new Error("expected held words");
     // "note", "code" are plain words; "Full" is the tool description's; "Ana", "my", "is" are too short.
-    expect(new Set(copied.triggers.map((t) => t.slice(1)))).toEqual(new Set(["pli", "Kow", "Eur"]));
+    expect(new Set(copied.triggers(false).map((t) => t.slice(1)))).toEqual(new Set(["pli", "Kow", "Eur"]));
     expect(finish(copied, "nothing in your notes")).toBe("nothing in your notes");
     expect(finish(copied, "applied")).toBe("applied");
     expect(finish(copied, "ask Kowa")).toBe("ask Kowalski");
@@ -80,7 +91,7 @@ describe("copied words: an answer finishes the tool result's words it begins", (
     expect(finish(copied, "in America/")).toBe("in America/");
     expect(finish(copied, "the Plinth3")).toBe("the Plinth3390");
     // "Plinth" is the beginning of two other words, so it is never held.
-    expect(copied.triggers.some((t) => t.endsWith("Plinth"))).toBe(false);
+    expect(copied.triggers(false).some((t) => t.endsWith("Plinth"))).toBe(false);
     expect(finish(copied, "a Ple")).toBe("a Pledge");
   });
 

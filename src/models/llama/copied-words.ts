@@ -13,17 +13,23 @@ import { schemaText } from "./copy-grammar.js";
  * it, of four characters or more that hold a letter and a digit, "/" or "_", or begin with a capital — codes,
  * zones, names ("plinth3390", "America/Caracas", "Kowalski"; not numbers) — and that the model's own prompt text (the system messages, the
  * offered tools' names and prose) does not use. Plain lower-case words ("note", "code") are never held: the model's
- * "nothing" must not become "note". A word is begun once the model has written, after a space, a newline, a quote or
- * an opening bracket, the shortest prefix of three characters or more that no other held word shares; the rest of the
- * word is then added as if the model had written it.
+ * "nothing" must not become "note". A word is begun once the model has written, at the start of its answer or after
+ * a space, a newline, a quote or an opening bracket, the shortest prefix of three characters or more that no other
+ * held word shares; the rest of the word is then added as if the model had written it, and where the model's next token
+ * would go on with the word, one that cannot is taken instead ("Australia/Hobart", never "Australia/Hobart_Harbour":
+ * llama-text-turn.ts).
  */
 export class CopiedWords {
   /** Trigger text (a boundary and the word's unique prefix) → the rest of the word. */
   readonly #rests = new Map<string, string>();
+  /** A word's unique prefix with nothing before it → the rest of the word: where the answer begins with it. */
+  readonly #bare = new Map<string, string>();
 
   private constructor(words: readonly string[]) {
-    for (const [word, prefix] of uniquePrefixes(words))
+    for (const [word, prefix] of uniquePrefixes(words)) {
       for (const boundary of BOUNDARIES) this.#rests.set(boundary + prefix, word.slice(prefix.length));
+      this.#bare.set(prefix, word.slice(prefix.length));
+    }
   }
 
   /**
@@ -55,14 +61,21 @@ export class CopiedWords {
     return copied.#rests.size ? copied : undefined;
   }
 
-  /** The texts whose appearance in an answer means a held word was begun (node-llama-cpp stop triggers). */
-  get triggers(): string[] {
-    return [...this.#rests.keys()];
+  /**
+   * The texts whose appearance in an answer means a held word was begun (node-llama-cpp stop triggers). `atStart`:
+   * the answer has no text yet, so a word may begin with nothing before it — the bare prefixes are triggers too (and
+   * one met later, inside a word, is no beginning: `rest` is asked with what came before it).
+   */
+  triggers(atStart: boolean): string[] {
+    return [...this.#rests.keys(), ...(atStart ? this.#bare.keys() : [])];
   }
 
-  /** The rest of the word a trigger begins; undefined for any other text. */
-  rest(trigger: string): string | undefined {
-    return this.#rests.get(trigger);
+  /**
+   * The rest of the word a trigger begins, when it does: a boundary and a prefix anywhere, or a bare prefix with only
+   * white space written before it. Undefined for any other text.
+   */
+  rest(trigger: string, before = ""): string | undefined {
+    return this.#rests.get(trigger) ?? (before.trim() === "" ? this.#bare.get(trigger) : undefined);
   }
 }
 

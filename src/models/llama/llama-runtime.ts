@@ -25,6 +25,14 @@ export interface LoadedLlama {
    * 65"). Real models write valid UTF-8 and keep those tokens.
    */
   tokenBias: TokenBias | undefined;
+  /**
+   * Tiny models only: `tokenBias` for the one token after a word written out from a tool result (copied-words.ts),
+   * so the word ends where the result's did ("Asia/Almaty", not "Asia/AlmatyAaiun"): it also bans every token that does
+   * not begin with white space, sentence punctuation (. , ; : ! ?) or `closer` — the bracket or quote that closes the one
+   * the word began after, so "(Pacific/Guam" may close but "Pacific/Guam" is not followed by `)"}}`. Made on first use
+   * for each closer: it reads the whole vocabulary.
+   */
+  wordEndBias(closer: string): Promise<TokenBias | undefined>;
   /** Borrow a context sequence for one generation; give it back with `release`. */
   acquire(signal?: AbortSignal): Promise<LlamaContextSequence>;
   release(sequence: LlamaContextSequence): void;
@@ -156,10 +164,25 @@ async function load(
     if (waiter) waiter(sequence);
     else free.push(sequence);
   };
-  return { llama, model, parameters, threads, contextSize, tokenBias, acquire, release };
+  const wordEnds = new Map<string, Promise<TokenBias | undefined>>();
+  const wordEndBias = (closer: string) => {
+    let bias = wordEnds.get(closer);
+    if (!bias) {
+      const ends = (text: string) =>
+        text === "" || /^[\s.,;:!?]/u.test(text) || (closer !== "" && text.startsWith(closer));
+      bias = tokenBias ? banHighBytes(model, (text) => !ends(text)) : Promise.resolve(undefined);
+      wordEnds.set(closer, bias);
+    }
+    return bias;
+  };
+  return { llama, model, parameters, threads, contextSize, tokenBias, wordEndBias, acquire, release };
 }
 
-async function banHighBytes(model: LlamaModel): Promise<TokenBias | undefined> {
+/** The byte tokens 0x80–0xFF banned, and any other token whose text `alsoBan` picks. */
+async function banHighBytes(
+  model: LlamaModel,
+  alsoBan?: (text: string) => boolean,
+): Promise<TokenBias | undefined> {
   const ggml = (model.fileInfo.metadata.tokenizer as { ggml?: { tokens?: readonly string[] } } | undefined)
     ?.ggml;
   const tokens = ggml?.tokens;
@@ -168,6 +191,7 @@ async function banHighBytes(model: LlamaModel): Promise<TokenBias | undefined> {
   const bias = new TokenBias(model.tokenizer);
   tokens.forEach((text, id) => {
     if (/^<0x[89A-F][0-9A-F]>$/i.test(text)) bias.set(id as never, "never");
+    else if (alsoBan?.(model.detokenize([id as never], true))) bias.set(id as never, "never");
   });
   return bias;
 }

@@ -1,4 +1,4 @@
-import type { LlamaContextSequence } from "node-llama-cpp";
+import type { LlamaContextSequence, Token, TokenBias } from "node-llama-cpp";
 import type { ModelEvent, ModelFinishReason, ModelRequest } from "../../core/language-model.js";
 import type { ToolCallProtocol } from "../../protocols/protocol.js";
 import type { ChatTemplate } from "../chat-template/chat-template.js";
@@ -21,6 +21,8 @@ import type { LoadedLlama } from "./llama-runtime.js";
 import { onlyUnknownTools, toolByWords } from "./tool-by-words.js";
 
 const STOP_AT_FIRST_CALL = new Error("first call complete (parallel tool calls off)");
+/** What closes the bracket or quote a copied word began after. */
+const CLOSERS: Record<string, string> = { "(": ")", "[": "]", '"': '"', "'": "'" };
 
 /**
  * One turn in text mode: the chat template and the protocol render the prompt (the catalogue included), the model
@@ -113,7 +115,36 @@ export function streamTextTurn(input: {
     const stops = [...new Set([...protocol.stopSequences, ...template.turnEndMarkers])];
     let remaining = sampling.maxTokens;
     let reason: ModelFinishReason = "stop";
+    // After a copied word, one token that cannot go on with it (a tiny model's bias, see LoadedLlama.wordEndBias): what
+    // may close the word, or undefined when no word was just copied.
+    let endWord: string | undefined;
     const completion = new LlamaCompletion({ contextSequence: input.sequence });
+    /**
+     * One sampled token and its text, not yet part of the answer (`sampled` false when none was: the model ended, or a
+     * stop string or call marker came). Stopped once the token is sampled: node-llama-cpp's `maxTokens: 1` samples none.
+     */
+    const nextToken = async (tokens: Token[], bias?: TokenBias) => {
+      const one = new AbortController();
+      const sampled: Token[] = [];
+      const options = samplingFor(loaded, sampling, (spent) => {
+        remaining -= spent;
+      });
+      const result = await completion.generateCompletionWithMeta(tokens, {
+        ...options,
+        ...(bias ? { tokenBias: bias } : {}),
+        signal: AbortSignal.any([controller.signal, one.signal]),
+        stopOnAbortSignal: true,
+        maxTokens: remaining,
+        customStopTriggers: [...(frames ? [frames.marker] : []), ...stops],
+        onToken: (t: Token[]) => {
+          options.onToken(t);
+          sampled.push(...t);
+          one.abort();
+        },
+      });
+      const stopped = result.metadata.stopReason === "abort" || result.metadata.stopReason === "maxTokens";
+      return { sampled: stopped && sampled.length > 0, text: model.detokenize(sampled, false) };
+    };
     try {
       while (true) {
         // The limit was reached at a switch of phase (a call marker, the end of a call body): the turn is cut there.
@@ -147,10 +178,28 @@ export function streamTextTurn(input: {
           phase = "free";
           continue;
         }
-        const triggers = [...(frames ? [frames.marker] : []), ...stops, ...(copied?.triggers ?? [])];
+        if (endWord !== undefined) {
+          // Right after a copied word: the model's next token, looked at before it is kept. When it would go on with
+          // the word ("Australia/Hobart" + "_Harbour"), a token that cannot is taken instead (a tiny model's bias, see
+          // LoadedLlama.wordEndBias); any other token is the model's own. A call marker or an end is left to the
+          // generation below, which meets it again.
+          const closer = endWord;
+          endWord = undefined;
+          let next = await nextToken(tokens);
+          if (next.sampled && /^[\p{L}\p{N}_/]/u.test(next.text))
+            next = await nextToken(tokens, await loaded.wordEndBias(closer));
+          if (controller.signal.aborted) break;
+          if (next.sampled && next.text) {
+            generated += next.text;
+            emit(next.text);
+          }
+          continue;
+        }
+        const answerStart = generated.length;
+        const copiedTriggers = copied?.triggers(generated.trim() === "") ?? [];
         const result = await completion.generateCompletionWithMeta(tokens, {
           ...common,
-          customStopTriggers: triggers,
+          customStopTriggers: [...(frames ? [frames.marker] : []), ...stops, ...copiedTriggers],
           ...answerGrammarOption(sampling), // a JSON answer format (set only when no tool is offered)
         });
         deferred.flush();
@@ -169,11 +218,13 @@ export function streamTextTurn(input: {
           phase = "body";
           continue;
         }
-        const rest = trigger !== undefined ? copied?.rest(trigger) : undefined;
-        if (trigger !== undefined && rest !== undefined) {
-          // The model began a word of the tool result: it is written out whole, and the model goes on after it.
-          generated += trigger + rest;
-          emit(trigger + rest);
+        if (trigger !== undefined && copiedTriggers.includes(trigger)) {
+          // The model began a word of the tool result: it is written out whole, and the model goes on after it. A bare
+          // prefix met inside a word began nothing: the model goes on from it.
+          const rest = copied?.rest(trigger, generated.slice(answerStart));
+          generated += trigger + (rest ?? "");
+          emit(trigger + (rest ?? ""));
+          endWord = rest !== undefined ? (CLOSERS[trigger[0] as string] ?? "") : undefined;
           continue;
         }
         break;
