@@ -30,7 +30,7 @@ const turn = (...results: string[]): AgentMessage[] => [
 function finish(copied: CopiedWords, text: string): string {
   for (let i = 0; i < text.length; i++)
     for (const trigger of copied.triggers(false))
-      if (text.startsWith(trigger, i)) return text.slice(0, i) + trigger + copied.rest(trigger);
+      if (text.startsWith(trigger, i)) return text.slice(0, i) + trigger + copied.begin(trigger)?.rest;
   return text;
 }
 
@@ -44,8 +44,9 @@ describe("copied words: an answer finishes the tool result's words it begins", (
     expect(finish(copied, "From your notes: my bike lock code is plied3390.")).toBe(
       "From your notes: my bike lock code is plinth3390",
     );
-    expect(copied.rest(" pli")).toBe("nth3390");
-    expect(copied.rest('"pli')).toBe("nth3390");
+    expect(copied.begin(" pli")).toEqual({ rest: "nth3390", closer: "" });
+    expect(copied.begin('"pli')).toEqual({ rest: "nth3390", closer: '"' });
+    expect(copied.begin("(pli")).toEqual({ rest: "nth3390", closer: ")" });
   });
 
   it("finishes a word the answer begins with, but not the same letters inside a word", () => {
@@ -53,10 +54,13 @@ describe("copied words: an answer finishes the tool result's words it begins", (
     if (!copied) throw new Error("expected held words");
     expect(copied.triggers(false)).not.toContain("Eur");
     expect(copied.triggers(true)).toContain("Eur");
-    expect(copied.rest("Eur", "")).toBe("ope/Sofia");
-    expect(copied.rest("Eur", " \n")).toBe("ope/Sofia");
-    expect(copied.rest("Eur", "Neo")).toBeUndefined();
-    expect(copied.rest(" Eur", "In")).toBe("ope/Sofia");
+    expect(copied.begin("Eur", "")?.rest).toBe("ope/Sofia");
+    expect(copied.begin("Eur", " \n")?.rest).toBe("ope/Sofia");
+    expect(copied.begin("Eur", "Neo")).toBeUndefined();
+    expect(copied.begin(" Eur", "In")?.rest).toBe("ope/Sofia");
+    // Where a bare prefix and a bounded one end at the same place, either may be reported.
+    expect(copied.begin("Eur", "It's 3 AM in ")?.rest).toBe("ope/Sofia");
+    expect(copied.begin("Eur", "It's 3 AM in (")).toEqual({ rest: "ope/Sofia", closer: ")" });
   });
 
   it("holds codes, zones and names only: no plain word, no word the model's own prompt uses, nothing mid-word", () => {
@@ -76,7 +80,7 @@ describe("copied words: an answer finishes the tool result's words it begins", (
   it("holds no number: a decimal's digits after the point are no word the model begins", () => {
     expect(CopiedWords.from(turn("333.33333333333"), [memorySearch])).toBeUndefined();
     const dice = CopiedWords.from(turn("Rolled 4d6dl1: [6, 5, 5, 3] → kept [6, 5, 5] = 16"), [memorySearch]);
-    expect(dice?.rest(" 4d6")).toBe("dl1");
+    expect(dice?.begin(" 4d6")?.rest).toBe("dl1");
   });
 
   it("waits until the prefix is one word's only: zones sharing their region, a word inside a longer one", () => {

@@ -71,11 +71,18 @@ export class CopiedWords {
   }
 
   /**
-   * The rest of the word a trigger begins, when it does: a boundary and a prefix anywhere, or a bare prefix with only
-   * white space written before it. Undefined for any other text.
+   * The word a trigger begins, when it does — a boundary and a prefix anywhere, or a bare prefix where a word starts
+   * (nothing but white space or a boundary written before it: node-llama-cpp may report either trigger there) — as the
+   * rest to write and what may close it: the bracket or quote the word began after, if any. Undefined for any other
+   * text.
    */
-  rest(trigger: string, before = ""): string | undefined {
-    return this.#rests.get(trigger) ?? (before.trim() === "" ? this.#bare.get(trigger) : undefined);
+  begin(trigger: string, before = ""): { rest: string; closer: string } | undefined {
+    const bounded = this.#rests.get(trigger);
+    if (bounded !== undefined) return { rest: bounded, closer: CLOSERS[trigger[0] as string] ?? "" };
+    const bare = this.#bare.get(trigger);
+    const last = before.trimEnd() === before ? before.at(-1) : " ";
+    if (bare === undefined || (last !== undefined && !BOUNDARIES.includes(last))) return undefined;
+    return { rest: bare, closer: CLOSERS[last ?? ""] ?? "" };
   }
 }
 
@@ -90,6 +97,8 @@ const UNUSUAL = /^(?=.*\p{L})(?:\p{Lu}|.*[\p{N}_/])/u;
 const MIN_PREFIX = 3;
 /** What may stand before a word the model begins. */
 const BOUNDARIES = [" ", "\n", '"', "'", "(", "["];
+/** What closes the bracket or quote a word began after. */
+const CLOSERS: Record<string, string> = { "(": ")", "[": "]", '"': '"', "'": "'" };
 /** The most recent result text read: a long file read needs no held words to quote from. */
 const MAX_RESULT_CHARS = 20_000;
 

@@ -21,8 +21,6 @@ import type { LoadedLlama } from "./llama-runtime.js";
 import { onlyUnknownTools, toolByWords } from "./tool-by-words.js";
 
 const STOP_AT_FIRST_CALL = new Error("first call complete (parallel tool calls off)");
-/** What closes the bracket or quote a copied word began after. */
-const CLOSERS: Record<string, string> = { "(": ")", "[": "]", '"': '"', "'": "'" };
 
 /**
  * One turn in text mode: the chat template and the protocol render the prompt (the catalogue included), the model
@@ -221,10 +219,10 @@ export function streamTextTurn(input: {
         if (trigger !== undefined && copiedTriggers.includes(trigger)) {
           // The model began a word of the tool result: it is written out whole, and the model goes on after it. A bare
           // prefix met inside a word began nothing: the model goes on from it.
-          const rest = copied?.rest(trigger, generated.slice(answerStart));
-          generated += trigger + (rest ?? "");
-          emit(trigger + (rest ?? ""));
-          endWord = rest !== undefined ? (CLOSERS[trigger[0] as string] ?? "") : undefined;
+          const word = copied?.begin(trigger, generated.slice(answerStart));
+          generated += trigger + (word?.rest ?? "");
+          emit(trigger + (word?.rest ?? ""));
+          endWord = word?.closer;
           continue;
         }
         break;
