@@ -5,12 +5,17 @@
  * marked in the snippet, and search syntax in the query is only words. Run by test/store/stores.test.ts.
  */
 import { describe, expect, it } from "vitest";
+import type { AgentMessage } from "../../src/core/agent-message.js";
 import type { Store } from "../../src/store/store.js";
 
 const filler = (words: number) =>
   Array.from({ length: words }, (_, i) => ["weather", "report", "monday", "traffic", "lunch"][i % 5]).join(
     " ",
   );
+
+/** A stored run of conversation `conversationId` holding `messages`: what memory search finds of a conversation. */
+const storeRun = (store: Store, id: string, conversationId: string, messages: AgentMessage[]) =>
+  store.createRun({ id, conversationId, model: "m", options: {}, limits: {}, owner: "x:1", messages });
 
 export function runMemorySearchContract(
   name: string,
@@ -57,15 +62,9 @@ export function runMemorySearchContract(
 
     it("searches what people and the model said, not tool output, and keeps notes and messages apart on request", async () => {
       const store = await open();
-      await store.createRun({
-        id: "r1",
-        conversationId: "c1",
-        model: "m",
-        options: {},
-        limits: {},
-        owner: "x:1",
-        messages: [{ role: "user", content: "My sister's birthday is on the fourth of May" }],
-      });
+      await storeRun(store, "r1", "c1", [
+        { role: "user", content: "My sister's birthday is on the fourth of May" },
+      ]);
       await store.saveNote({ title: "Gift ideas", content: "a birthday cake" });
       expect((await store.searchMemory("birthday")).map((h) => h.kind).sort()).toEqual(["message", "note"]);
       const [message] = await store.searchMemory("birthday", { kind: "message" });
@@ -80,15 +79,7 @@ export function runMemorySearchContract(
     it("leaves out the asking run's own messages on request, and keeps other runs' and notes", async () => {
       const store = await open();
       const run = (id: string, conversationId: string, content: string) =>
-        store.createRun({
-          id,
-          conversationId,
-          model: "m",
-          options: {},
-          limits: {},
-          owner: "x:1",
-          messages: [{ role: "user", content }],
-        });
+        storeRun(store, id, conversationId, [{ role: "user", content }]);
       await run("r1", "c1", "remember that my bike lock code is plinth3390");
       await store.saveNote({ title: "bike lock", content: "plinth3390" });
       await run("r2", "c2", "what is my bike lock code?");
@@ -102,18 +93,10 @@ export function runMemorySearchContract(
 
     it("holds messages to the roles asked for, keeping notes", async () => {
       const store = await open();
-      await store.createRun({
-        id: "r1",
-        conversationId: "c1",
-        model: "m",
-        options: {},
-        limits: {},
-        owner: "x:1",
-        messages: [
-          { role: "user", content: "remember that my bike lock code is plinth3390" },
-          { role: "assistant", content: "Saved your bike lock code: pliliz3390." },
-        ],
-      });
+      await storeRun(store, "r1", "c1", [
+        { role: "user", content: "remember that my bike lock code is plinth3390" },
+        { role: "assistant", content: "Saved your bike lock code: pliliz3390." },
+      ]);
       await store.saveNote({ title: "bike lock", content: "plinth3390" });
       const roles = async (options: Parameters<Store["searchMemory"]>[1]) =>
         (await store.searchMemory("bike lock", options)).map((h) => h.role ?? "note").sort();

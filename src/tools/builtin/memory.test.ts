@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { AgentMessage } from "../../core/agent-message.js";
 import { SqliteStore } from "../../store/sqlite-store.js";
 import { resultText } from "../normalize-tool-result.js";
 import { ToolExecutor } from "../tool-executor.js";
@@ -25,6 +26,10 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** A stored run of conversation `conversationId` holding `messages`, as a chat leaves one. */
+const storeRun = (id: string, conversationId: string, messages: AgentMessage[]) =>
+  store.createRun({ id, conversationId, model: "test", options: {}, limits: {}, owner: "x:1", messages });
+
 describe("memory tools", () => {
   it("finds a saved note by a word of its content, also after reopening the database", async () => {
     const saved = await executor.execute({
@@ -45,15 +50,7 @@ describe("memory tools", () => {
   });
 
   it("searches conversation messages and can be limited to notes", async () => {
-    await store.createRun({
-      id: "r1",
-      conversationId: "c1",
-      model: "test",
-      options: {},
-      limits: {},
-      owner: "x:1",
-      messages: [{ role: "user", content: "My sister's birthday is on the fourth of May" }],
-    });
+    await storeRun("r1", "c1", [{ role: "user", content: "My sister's birthday is on the fourth of May" }]);
     await store.saveNote({ title: "groceries", content: "milk, eggs" });
     const all = await executor.execute({ name: "memory_search", arguments: { query: "birthday" } });
     expect(resultText(all.result)).toContain("conversation c1");
@@ -65,16 +62,7 @@ describe("memory tools", () => {
   });
 
   it("called in a run, leaves out that run's own messages: the question is no memory of its answer", async () => {
-    const start = (id: string, content: string) =>
-      store.createRun({
-        id,
-        conversationId: `c_${id}`,
-        model: "test",
-        options: {},
-        limits: {},
-        owner: "x:1",
-        messages: [{ role: "user", content }],
-      });
+    const start = (id: string, content: string) => storeRun(id, `c_${id}`, [{ role: "user", content }]);
     await start("r1", "my bike lock code is plinth3390");
     await start("r2", "what is my bike lock code?");
     const inRun = await executor.execute({
@@ -90,19 +78,11 @@ describe("memory tools", () => {
   });
 
   it("searches notes and what people wrote by default; the model's own answers only among conversations", async () => {
-    await store.createRun({
-      id: "r1",
-      conversationId: "c1",
-      model: "test",
-      options: {},
-      limits: {},
-      owner: "x:1",
-      messages: [
-        { role: "user", content: "remember that my bike lock code is plinth3390" },
-        // A tiny model's miscopy: as a memory it would contradict the note.
-        { role: "assistant", content: "Saved: your bike lock code is pliliz3390." },
-      ],
-    });
+    await storeRun("r1", "c1", [
+      { role: "user", content: "remember that my bike lock code is plinth3390" },
+      // A tiny model's miscopy: as a memory it would contradict the note.
+      { role: "assistant", content: "Saved: your bike lock code is pliliz3390." },
+    ]);
     await store.saveNote({ title: "bike lock code", content: "my bike lock code is plinth3390" });
     const all = resultText(
       (await executor.execute({ name: "memory_search", arguments: { query: "bike lock code" } })).result,
