@@ -10,10 +10,10 @@ import { schemaText } from "./copy-grammar.js";
  * is held: the model still chooses every word it starts, where it stops, and what it says around the value.
  *
  * Only words the model cannot be trusted to write are held: words of the latest request and of the tool results since
- * it, of four characters or more that hold a letter and a digit, "/" or "_", or begin with a capital — codes,
- * zones, names ("plinth3390", "America/Caracas", "Kowalski"; not numbers) — and that the model's own prompt text (the system messages, the
- * offered tools' names and prose) does not use. Plain lower-case words ("note", "code") are never held: the model's
- * "nothing" must not become "note". A word is begun once the model has written, at the start of its answer or after
+ * it, of four characters or more that hold a letter and a digit, "/" or "_", or begin with a capital — codes, zones,
+ * names ("plinth3390", "America/Caracas", "Kowalski"; not numbers) — and that the model's own prompt text (the system
+ * messages, the offered tools' names and prose) does not use. Plain lower-case words ("note", "code") are never held:
+ * the model's "nothing" must not become "note". A word is begun once the model has written, at the start of its answer or after
  * a space, a newline, a quote or an opening bracket, the shortest prefix of three characters or more that no other
  * held word shares; the rest of the word is then added as if the model had written it, and where the model's next token
  * would go on with the word, one that cannot is taken instead ("Australia/Hobart", never "Australia/Hobart_Harbour":
@@ -64,7 +64,7 @@ export class CopiedWords {
   /**
    * The texts whose appearance in an answer means a held word was begun (node-llama-cpp stop triggers). `atStart`:
    * the answer has no text yet, so a word may begin with nothing before it — the bare prefixes are triggers too (and
-   * one met later, inside a word, is no beginning: `rest` is asked with what came before it).
+   * one met later, inside a word, is no beginning: `begin` is asked with what came before it).
    */
   triggers(atStart: boolean): string[] {
     return [...this.#rests.keys(), ...(atStart ? this.#bare.keys() : [])];
@@ -90,8 +90,8 @@ export class CopiedWords {
 const WORD = /[\p{L}\p{N}]+(?:[_/][\p{L}\p{N}]+)*/gu;
 const MIN_WORD = 4;
 /**
- * A word no ordinary prose word is: a digit, "/" or "_" in it, or a capital first. Numbers alone are not held: a
- * model copies digits well, and "333.33333333333" is two words here, the second of which "333" would begin.
+ * A word no ordinary prose word is: with a letter, and a digit, "/" or "_" in it or a capital first. Numbers alone are
+ * not held: a model copies digits well, and "333.33333333333" is two words here, the second of which "333" would begin.
  */
 const UNUSUAL = /^(?=.*\p{L})(?:\p{Lu}|.*[\p{N}_/])/u;
 const MIN_PREFIX = 3;
