@@ -117,6 +117,8 @@ describe.skipIf(!postgresUrl)("PostgresRunEventLog (several instances on one dat
     await a.store.createRun(newRun("run_a", "a:1"));
     const woken: number[] = [];
     b.events.watch("run_a", () => woken.push(Date.now()));
+    // B's LISTEN answered before the appends: a notification sent before it is not heard (readers poll for that).
+    await b.notifications.listened();
     const appends = Array.from({ length: 60 }, (_, i) =>
       (i % 2 === 0 ? a : b).events.append("run_a", {
         type: i % 2 === 0 ? "text-delta" : "approval-decided",

@@ -62,6 +62,10 @@ describe.skipIf(!postgresUrl)("PostgresToolSettingsStore", () => {
     const b = await postgresOn(url);
     let heard = 0;
     b.toolSettings.watch(() => heard++);
+    // B's first watch sends its LISTEN now: a change committed before the server has it is not heard (the service's
+    // once-a-second re-read covers that), so this check of the notification path waits for it. Without the wait it
+    // failed once in CI under load.
+    await b.notifications.listened();
     await a.toolSettings.put({
       name: "fs.write_file",
       enabled: false,
