@@ -123,6 +123,11 @@ export interface DatasetOptions {
    * client-tool-scenarios.ts); the rest come from the template generator (requests.ts). Default 0.
    */
   people?: number;
+  /**
+   * Draw the training conversations from this seed instead of continuing `seed`'s stream: the held-out split stays
+   * `seed`'s, so data for a fine-tune (other conversations than the first training's) never names a held-out request.
+   */
+  trainSeed?: number;
 }
 
 export interface Dataset {
@@ -133,7 +138,7 @@ export interface Dataset {
 
 /** Training conversations (tools really executed) and held-out requests; the same seed gives the same dataset. */
 export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
-  const rng = createRandom(options.seed);
+  let rng = createRandom(options.seed);
   const env = new DatasetTools();
   const order = env.tools.map((t) => t.name).join(",");
   if (order !== BUNDLED_MODEL_TOOLS.join(",")) throw new Error(`tool order changed: ${order}`);
@@ -166,6 +171,7 @@ export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
         });
       }
     }
+    if (options.trainSeed !== undefined) rng = createRandom(options.trainSeed);
     const train: Conversation[] = [];
     const people = options.people ?? 0;
     const guard = new HeldOutGuard();

@@ -1348,6 +1348,7 @@ const OUT_OF_SCOPE: readonly (readonly [string, string[]])[] = [
       "weather forecast for {city}",
       "how hot is it in {city}",
       "do I need an umbrella today",
+      "will it be over {n} degrees in {city} tomorrow",
     ],
   ],
   [
@@ -1357,6 +1358,7 @@ const OUT_OF_SCOPE: readonly (readonly [string, string[]])[] = [
       "find a hotel in {city}",
       "get me a train ticket to {city}",
       "book a table for two tonight",
+      "get me {n} tickets to {city}",
     ],
   ],
   [
@@ -1372,11 +1374,23 @@ const OUT_OF_SCOPE: readonly (readonly [string, string[]])[] = [
   ],
   [
     "translate",
-    ["translate hello into {lang}", "how do you say thank you in {lang}", "what's {word} in {lang}"],
+    [
+      "translate hello into {lang}",
+      "how do you say thank you in {lang}",
+      "what's {word} in {lang}",
+      "how do you count to {n} in {lang}",
+    ],
   ],
   [
     "play music or videos",
-    ["play some music", "play {word} by the beatles", "put on a podcast", "play a movie"],
+    [
+      "play some music",
+      "play {word} by the beatles",
+      "put on a podcast",
+      "play a movie",
+      "play the top {n} songs of {year}",
+      "play music from the {decade}s",
+    ],
   ],
   [
     "look things up online",
@@ -1391,6 +1405,13 @@ const OUT_OF_SCOPE: readonly (readonly [string, string[]])[] = [
       "how tall is mount everest",
       "how many calories are in a banana",
       "what's the population of {country}",
+      "who won the {event} in {year}",
+      "what happened in {year}",
+      "who was the president of {country} in {year}",
+      "what was the bitcoin price in {year}",
+      "what was the score of the {year} {event} final",
+      "how many people live in {country}",
+      "what's the {n}th element of the periodic table",
     ],
   ],
   [
@@ -1404,7 +1425,17 @@ const OUT_OF_SCOPE: readonly (readonly [string, string[]])[] = [
       "start a timer for 10 minutes",
     ],
   ],
-  ["shop or order", ["order me a pizza", "buy more coffee", "add milk to my amazon cart", "order an uber"]],
+  [
+    "shop or order",
+    [
+      "order me a pizza",
+      "buy more coffee",
+      "add milk to my amazon cart",
+      "order an uber",
+      "order {n} pizzas for tonight",
+      "buy {n} bags of coffee",
+    ],
+  ],
   [
     "write for you",
     [
@@ -1413,6 +1444,8 @@ const OUT_OF_SCOPE: readonly (readonly [string, string[]])[] = [
       "tell me a joke",
       "tell me a story",
       "summarize this article",
+      "write a {n} word essay about {word}",
+      "tell me {n} jokes",
     ],
   ],
   [
@@ -1422,6 +1455,8 @@ const OUT_OF_SCOPE: readonly (readonly [string, string[]])[] = [
       "should I buy bitcoin",
       "what's a good movie to watch",
       "give me a workout plan",
+      "give me a {n} minute workout",
+      "should I buy a car for {n} dollars",
     ],
   ],
 ];
@@ -1436,6 +1471,15 @@ const COUNTRIES = [
   "Norway",
   "India",
   "Egypt",
+];
+const CONTESTS = [
+  "world cup",
+  "super bowl",
+  "election",
+  "oscars",
+  "nba finals",
+  "tour de france",
+  "champions league",
 ];
 const LANGS = ["Spanish", "French", "German", "Japanese", "Italian", "Portuguese", "Swahili", "Korean"];
 
@@ -1459,7 +1503,12 @@ export const outOfScopeScenario: Scenario = async (ctx) => {
     )
     .replace("{lang}", pick(rng, LANGS))
     .replace("{country}", pick(rng, COUNTRIES))
-    .replace("{word}", pick(rng, WORDS));
+    .replace("{word}", pick(rng, WORDS))
+    // Numbers in a request for something it cannot do (a year, a count, a setting) are not arithmetic.
+    .replace("{n}", String(pick(rng, [2, 3, 4, 5, 6, 10, 12, 15, 20, 25, 30, 45, 50, 100, 250, 500])))
+    .replace("{year}", String(1950 + Math.floor(rng() * 76)))
+    .replace("{decade}", String(1950 + 10 * Math.floor(rng() * 6)))
+    .replace("{event}", pick(rng, CONTESTS));
   ctx.user(wrap(rng, text));
   const sorry = pick(rng, [
     `Sorry, I can't ${what}.`,

@@ -54,6 +54,8 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       seed: { type: "string", default: "7" },
+      // The training conversations' own seed (the held-out split stays --seed's): data for a fine-tune.
+      "train-seed": { type: "string" },
       "held-out": { type: "string", default: "260" },
       train: { type: "string", default: "16000" },
       // Share of conversations written as people-like scenarios (the rest from the template generator).
@@ -71,6 +73,7 @@ async function main(): Promise<void> {
     train: Number(values.train),
     heldOut: Number(values["held-out"]),
     people: Number(values.people),
+    ...(values["train-seed"] ? { trainSeed: Number(values["train-seed"]) } : {}),
   });
   const texts = dataset.train.map((c) => c.text);
   const pieces = values["pieces-from"]

@@ -1,6 +1,6 @@
 /**
  * `tsx scripts/train/gguf-to-weights.ts --gguf models/toolbridge-demo.gguf --out .train/gen1`: the inverse of
- * export-gguf.ts for a model this pipeline made (llama architecture, f32 tensors, the ChatML vocabulary with learned
+ * export-gguf.ts for a model this pipeline made (llama architecture, f32 or f16 tensors, the ChatML vocabulary with learned
  * pieces): train.py's raw tensors and manifest (for `--init`, a warm start) and the vocabulary's pieces.json (for
  * generate-data.ts `--pieces-from`, so new data is tokenized with the very vocabulary the weights know).
  */
@@ -9,6 +9,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { readGgufFileInfo } from "node-llama-cpp";
 import { createChatMlVocabulary } from "../../src/models/gguf/llama-gguf.js";
+import { fromFloat16Bits } from "../../src/models/gguf/write-gguf.js";
 
 /** GGUF tensor names → train.py's export names. */
 const NAMES: Record<string, string> = {
@@ -22,6 +23,17 @@ const NAMES: Record<string, string> = {
   ffn_up: "w_up",
   ffn_down: "w_down",
 };
+
+const GGML_F32 = 0;
+const GGML_F16 = 1;
+
+/** Little-endian f16 values as f32 bytes: an f16 export (the shipped model) read back for a warm start. */
+function halvesToFloats(halves: Uint8Array): Uint8Array {
+  const view = new DataView(halves.buffer, halves.byteOffset, halves.length);
+  const floats = new Float32Array(halves.length / 2);
+  for (let i = 0; i < floats.length; i++) floats[i] = fromFloat16Bits(view.getUint16(i * 2, true));
+  return new Uint8Array(floats.buffer);
+}
 
 export async function ggufToWeights(
   gguf: string,
@@ -47,13 +59,17 @@ export async function ggufToWeights(
   mkdirSync(out, { recursive: true });
   const tensors: Record<string, number[]> = {};
   for (const t of info.tensorInfo ?? []) {
-    if (t.ggmlType !== 0)
-      throw new Error(`${t.name} is not f32: export the model with f32 tensors to warm-start from it`);
+    if (t.ggmlType !== GGML_F32 && t.ggmlType !== GGML_F16)
+      throw new Error(`${t.name} is neither f32 nor f16: this pipeline did not export it`);
     const count = t.dimensions.reduce((a: number, b) => a * Number(b), 1);
     const start = dataStart + Number(t.offset);
     const m = /^blk\.(\d+)\.(\w+)\.weight$/.exec(t.name);
     const name = m ? `blk.${m[1]}.${NAMES[m[2] as string]}` : t.name.replace(/\.weight$/, "");
-    writeFileSync(path.join(out, `${name}.f32`), bytes.subarray(start, start + count * 4));
+    const raw =
+      t.ggmlType === GGML_F32
+        ? bytes.subarray(start, start + count * 4)
+        : halvesToFloats(bytes.subarray(start, start + count * 2));
+    writeFileSync(path.join(out, `${name}.f32`), raw);
     // GGUF lists dimensions fastest first; PyTorch's (out, in) shape is the reverse.
     tensors[name] = [...t.dimensions].map(Number).reverse();
   }

@@ -12,6 +12,14 @@ describe("training data generator", () => {
     expect(c.train.map((x) => x.text)).not.toEqual(a.train.map((x) => x.text));
   }, 120_000);
 
+  it("draws a fine-tune's conversations from their own seed and keeps the first training's held-out split", async () => {
+    const first = await buildDataset({ seed: 11, train: 40, heldOut: 50 });
+    const tune = await buildDataset({ seed: 11, trainSeed: 12, train: 40, heldOut: 50 });
+    expect(tune.heldOut).toEqual(first.heldOut);
+    const seen = new Set(first.train.map((x) => x.text));
+    expect(tune.train.filter((x) => seen.has(x.text)).length).toBeLessThan(4);
+  }, 120_000);
+
   it("keeps held-out requests and calls out of training, and renders turns exactly as the runtime prompts them", async () => {
     const d = await buildDataset({ seed: 3, train: 400, heldOut: 200 });
     expect(d.heldOut.length).toBeGreaterThanOrEqual(200);

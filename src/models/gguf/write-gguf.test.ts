@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { encodeGguf, toFloat16Bits } from "./write-gguf.js";
+import { encodeGguf, fromFloat16Bits, toFloat16Bits } from "./write-gguf.js";
 
 describe("encodeGguf", () => {
   it("writes the GGUF v3 header, metadata and aligned tensor data", () => {
@@ -51,5 +51,26 @@ describe("toFloat16Bits", () => {
     const bits = toFloat16Bits(Number.NaN);
     expect(bits & 0x7c00).toBe(0x7c00);
     expect(bits & 0x3ff).not.toBe(0);
+  });
+});
+
+describe("fromFloat16Bits", () => {
+  it.each([
+    [0x3c00, 1],
+    [0xc000, -2],
+    [0x7bff, 65504],
+    [0x0001, 2 ** -24],
+    [0x3555, 0.333251953125],
+    [0xfc00, Number.NEGATIVE_INFINITY],
+  ])("decodes %d", (bits, value) => {
+    expect(fromFloat16Bits(bits)).toBe(value);
+  });
+
+  it("reads back every half toFloat16Bits writes (a warm start from an f16 export starts from its weights)", () => {
+    for (let bits = 0; bits < 0x10000; bits++) {
+      const value = fromFloat16Bits(bits);
+      if (Number.isNaN(value)) expect((bits & 0x7c00) === 0x7c00 && (bits & 0x3ff) !== 0).toBe(true);
+      else expect(toFloat16Bits(value)).toBe(bits);
+    }
   });
 });

@@ -198,6 +198,16 @@ export function toFloat16Bits(value: number): number {
   return sign | half;
 }
 
+/** IEEE-754 binary16 bits → the number they hold (exact: every half is a double); the inverse of toFloat16Bits. */
+export function fromFloat16Bits(bits: number): number {
+  const sign = bits & 0x8000 ? -1 : 1;
+  const exponent = (bits >>> 10) & 0x1f;
+  const fraction = bits & 0x3ff;
+  if (exponent === 0) return sign * fraction * 2 ** -24;
+  if (exponent === 0x1f) return fraction ? Number.NaN : sign * Number.POSITIVE_INFINITY;
+  return sign * (1024 + fraction) * 2 ** (exponent - 25);
+}
+
 function tensorBytes(tensor: GgufTensor): Uint8Array {
   const count = tensor.dims.reduce((a, b) => a * b, 1);
   if (tensor.data.length !== count) {
