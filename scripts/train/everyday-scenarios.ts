@@ -1504,7 +1504,7 @@ export const outOfScopeScenario: Scenario = async (ctx) => {
     .replace("{lang}", pick(rng, LANGS))
     .replace("{country}", pick(rng, COUNTRIES))
     .replace("{word}", pick(rng, WORDS))
-    // Numbers in a request for something it cannot do (a year, a count, a setting) are not arithmetic.
+    // Numbers in a request for something it cannot do (a year, a count, a price) are not arithmetic.
     .replace("{n}", String(pick(rng, [2, 3, 4, 5, 6, 10, 12, 15, 20, 25, 30, 45, 50, 100, 250, 500])))
     .replace("{year}", String(1950 + Math.floor(rng() * 76)))
     .replace("{decade}", String(1950 + 10 * Math.floor(rng() * 6)))

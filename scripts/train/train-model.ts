@@ -30,7 +30,7 @@ const { values } = parseArgs({
     // cpu, or cuda (an NVIDIA GPU with a current PyTorch); each recipe names the one it was trained on.
     device: { type: "string" },
     // Generations 2 and 4 start from an earlier generation's weights (generation 1's, generation 3's): this file, or
-    // (default) the one committed at GENERATION_1 / GENERATION_3.
+    // (default) the one committed at the commit COMMITTED names.
     "init-from": { type: "string" },
     // Where the GGUF goes: generation 4 (the shipped model) over models/toolbridge-demo.gguf, the others beside their
     // data (docs/models.md, "The bundled demo model").
@@ -53,7 +53,8 @@ const SHIPPED = "4";
  * exported in f16 (20 MB). Generation 4 (shipped): generation 3's weights fine-tuned on the CPU — 8,000 new conversations
  * (the held-out split stays seed 7's; the training draws come from seed 8) with out-of-scope requests that carry
  * numbers (a year, a count, a price: not arithmetic), 120 steps of 16,384 tokens at a twentieth of generation 3's
- * learning rate (23 minutes on this project's 2-core machine), on one thread, so the same PyTorch gives the same bytes.
+ * learning rate (23 minutes on this project's 2-core machine), on one thread (deterministic for the same PyTorch;
+ * not yet re-run to compare the bytes).
  */
 const RECIPES = {
   "1": {
