@@ -19,6 +19,7 @@ import {
   errorScenario,
   followUpScenario,
   noteScenario,
+  outOfScopeAfterToolScenario,
   outOfScopeScenario,
   searchScenario,
   smallTalkScenario,
@@ -128,6 +129,12 @@ export interface DatasetOptions {
    * `seed`'s, so data for a fine-tune (other conversations than the first training's) never names a held-out request.
    */
   trainSeed?: number;
+  /**
+   * Which generation's scenario mix to draw (default the newest, 5). Generation 5 added out-of-scope requests and
+   * small talk after a tool turn, and an out-of-scope answer that lists what it can do the same way most times;
+   * 4 draws exactly what generation 4 was trained on.
+   */
+  mix?: 4 | 5;
 }
 
 export interface Dataset {
@@ -175,10 +182,12 @@ export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
     const train: Conversation[] = [];
     const people = options.people ?? 0;
     const guard = new HeldOutGuard();
+    const mix = options.mix ?? 5;
+    const scenarios = mix >= 5 ? SCENARIOS : SCENARIOS.filter(([, kind]) => kind !== "after-a-tool");
     while (train.length < options.train) {
       if (people > 0 && rng() < people) {
-        const [kind, scenario] = drawScenario(rng);
-        const c = await runScenario(env, rng, kind, scenario);
+        const [kind, scenario] = drawScenario(rng, scenarios);
+        const c = await runScenario(env, rng, kind, scenario, mix);
         if (c && guard.allows(c)) train.push(c);
         continue;
       }
@@ -252,20 +261,44 @@ const SCENARIOS: readonly (readonly [number, string, Scenario])[] = [
   [3, "chat", smallTalkScenario],
   [14, "client-tools", clientToolScenario],
   [6, "after-another", afterAnother((ctx) => pick(ctx.rng, SINGLE_SCENARIOS)(ctx), SINGLE_SCENARIOS)],
+  // In a chat the previous request stays in view: a request it cannot serve, or a "thanks", right after a tool turn
+  // (arithmetic just before primed generation 4 into calling the calculator on "who won the world cup in 2018").
+  [
+    16,
+    "after-a-tool",
+    afterAnother(
+      (ctx) => (ctx.rng() < 0.75 ? outOfScopeAfterToolScenario(ctx) : smallTalkScenario(ctx)),
+      [
+        calculatorScenario,
+        calculatorScenario,
+        calculatorScenario,
+        diceScenario,
+        diceScenario,
+        timeScenario,
+        timeScenario,
+        convertScenario,
+        differenceScenario,
+        noteScenario,
+        searchScenario,
+        followUpScenario,
+        errorScenario,
+      ],
+    ),
+  ],
 ];
 
 function pick<T>(rng: () => number, items: readonly T[]): T {
   return items[Math.floor(rng() * items.length)] as T;
 }
 
-function drawScenario(rng: () => number): [string, Scenario] {
-  const total = SCENARIOS.reduce((a, [w]) => a + w, 0);
+function drawScenario(rng: () => number, scenarios: typeof SCENARIOS): [string, Scenario] {
+  const total = scenarios.reduce((a, [w]) => a + w, 0);
   let u = rng() * total;
-  for (const [w, kind, scenario] of SCENARIOS) {
+  for (const [w, kind, scenario] of scenarios) {
     if (u < w) return [kind, scenario];
     u -= w;
   }
-  const [, kind, scenario] = SCENARIOS.at(-1) as (typeof SCENARIOS)[number];
+  const [, kind, scenario] = scenarios.at(-1) as (typeof scenarios)[number];
   return [kind, scenario];
 }
 
@@ -324,6 +357,7 @@ async function runScenario(
   rng: () => number,
   kind: string,
   scenario: Scenario,
+  mix: 4 | 5,
 ): Promise<Conversation | undefined> {
   env.random = createRandom(Math.floor(rng() * 2 ** 31));
   env.clock = Date.UTC(2025, 0, 1) + Math.floor(rng() * 730 * 86_400_000);
@@ -349,6 +383,7 @@ async function runScenario(
   };
   const ctx: ScenarioContext = {
     rng,
+    mix,
     now: env.clock,
     note: async (title, content) => {
       await env.call("note_save", { title, content, tags: [] });

@@ -1489,10 +1489,41 @@ const CAN_DO = [
   "What I can do: calculations, dice, the current time anywhere, time conversions, date differences, and saving or finding notes.",
 ];
 
-export const outOfScopeScenario: Scenario = async (ctx) => {
+/**
+ * From generation 5's mix on: requests that point back at the previous turn's place ("there", out of scope after a
+ * time question too), and messages that carry a number (a number after arithmetic is not a follow-up).
+ */
+const OUT_OF_SCOPE_THERE: readonly (readonly [string, string[]])[] = [
+  [
+    "check the weather",
+    ["what's the weather like there", "is it raining there", "is it cold there", "how warm is it there now"],
+  ],
+  ["book travel", ["book me a hotel there", "find me a flight there", "get me a train there"]],
+  [
+    "send messages",
+    ["text {name} that I'll be {n} minutes late", "tell {name} I'll call back in {n} minutes"],
+  ],
+  [
+    "look things up online",
+    ["what's there to see there", "how many people live there", "what language do they speak there"],
+  ],
+];
+
+export const outOfScopeScenario: Scenario = (ctx) => outOfScope(ctx, false);
+
+/**
+ * An out-of-scope request right after a tool turn: half the time one that carries a number, which just after
+ * arithmetic reads like a follow-up ("order 3 large pizzas" after "12 times 12" → `144 - 3` in generation 4).
+ */
+export const outOfScopeAfterToolScenario: Scenario = (ctx) => outOfScope(ctx, chance(ctx.rng, 0.5));
+
+const NUMBERED = /\{(n|year|decade)\}/;
+
+async function outOfScope(ctx: ScenarioContext, numbered: boolean): Promise<void> {
   const rng = ctx.rng;
-  const [what, asks] = pick(rng, OUT_OF_SCOPE);
-  const text = pick(rng, asks)
+  const table = ctx.mix >= 5 ? [...OUT_OF_SCOPE, ...OUT_OF_SCOPE_THERE] : OUT_OF_SCOPE;
+  const [what, asks] = pick(rng, numbered ? table.filter(([, a]) => a.some((t) => NUMBERED.test(t))) : table);
+  const text = pick(rng, numbered ? asks.filter((t) => NUMBERED.test(t)) : asks)
     .replace("{city}", pick(rng, PLACE_NAMES))
     .replace(
       "{name}",
@@ -1510,6 +1541,12 @@ export const outOfScopeScenario: Scenario = async (ctx) => {
     .replace("{decade}", String(1950 + 10 * Math.floor(rng() * 6)))
     .replace("{event}", pick(rng, CONTESTS));
   ctx.user(wrap(rng, text));
+  // Three in four answers the same way from generation 5 on: generation 4, taught three lists and four openings,
+  // stitched pieces of them together ("I can't look things up online math, roll dice, …").
+  if (ctx.mix >= 5 && chance(rng, 0.75)) {
+    ctx.answer(`Sorry, I can't ${what}. ${CAN_DO[0]}`);
+    return;
+  }
   const sorry = pick(rng, [
     `Sorry, I can't ${what}.`,
     `I can't ${what} — I have no tool for that.`,
@@ -1517,7 +1554,7 @@ export const outOfScopeScenario: Scenario = async (ctx) => {
     `I don't have a way to ${what}.`,
   ]);
   ctx.answer(`${sorry} ${pick(rng, CAN_DO)}`);
-};
+}
 
 // ------------------------------------------------------------------------------------------------------ small talk
 

@@ -57,6 +57,8 @@ async function main(): Promise<void> {
       // The training conversations' own seed (the held-out split stays --seed's): data for a fine-tune.
       "train-seed": { type: "string" },
       "held-out": { type: "string", default: "260" },
+      // The generation whose scenario mix to draw: 5 (default) or 4 (what generation 4 was trained on).
+      mix: { type: "string", default: "5" },
       train: { type: "string", default: "16000" },
       // Share of conversations written as people-like scenarios (the rest from the template generator).
       people: { type: "string", default: "0" },
@@ -66,6 +68,10 @@ async function main(): Promise<void> {
       out: { type: "string", default: DEFAULT_DATA_DIR },
     },
   });
+  if (values.mix !== "4" && values.mix !== "5") {
+    process.stderr.write(`--mix is 4 or 5, got ${values.mix}\n`);
+    process.exit(2);
+  }
   const DATA_DIR = path.resolve(values.out);
   const started = performance.now();
   const dataset = await buildDataset({
@@ -73,6 +79,7 @@ async function main(): Promise<void> {
     train: Number(values.train),
     heldOut: Number(values["held-out"]),
     people: Number(values.people),
+    mix: values.mix === "4" ? 4 : 5,
     ...(values["train-seed"] ? { trainSeed: Number(values["train-seed"]) } : {}),
   });
   const texts = dataset.train.map((c) => c.text);

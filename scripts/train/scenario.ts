@@ -16,6 +16,8 @@ export interface CallOutcome {
 
 export interface ScenarioContext {
   rng: Rng;
+  /** The generation whose data this is (build-dataset.ts's `mix`): what a later generation added is drawn from 5 on. */
+  mix: 4 | 5;
   /** The dataset's clock for this conversation (ms since the epoch): what get_time and "now" read. */
   now: number;
   /** A note in memory before the conversation starts. */

@@ -103,6 +103,23 @@ describe("the bundled demo model through the CLI", () => {
     expect(turn.split("\n")[0]).toBe("how many days until Christmas?");
     expect({ turn, markup: /<\/?tool_call>/.test(turn) }).toMatchObject({ markup: false });
   }, 150_000);
+
+  it("answers a question it cannot serve right after the quick start's arithmetic with what it can do, not a call", () => {
+    // Generation 4, shown the previous request, answered the world cup with calculator `2018 / 24`.
+    const r = runCli(["chat", "--db", path.join(dir, "after-tool.db"), ...modelArgs], {
+      cwd: dir,
+      env,
+      input: "what is 15% of 47.50?\nwho won the world cup in 2018\n/exit\n",
+      timeoutMs: 120_000,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const turns = r.stdout.split(/^› /m).slice(1);
+    expect(turns[0]).toContain('⚙ calculator {"expression":"15% of 47.50"}');
+    expect(turns[1]?.split("\n")[0]).toBe("who won the world cup in 2018");
+    expect(turns[1]).not.toContain("⚙");
+    expect(turns[1]).toMatch(/can't|cannot/);
+    expect(turns[1]).toMatch(/\bmath\b/);
+  }, 150_000);
 });
 
 // Issue 35's acceptance through the CLI: a time conversion, a date difference, a tool error answered honestly, a

@@ -116,6 +116,7 @@ describe("people-like training conversations (scenarios)", () => {
         "chat",
         "client-tools",
         "after-another",
+        "after-a-tool",
       ]),
     );
     for (const c of a.train) {
@@ -123,6 +124,25 @@ describe("people-like training conversations (scenarios)", () => {
       if (c.kind === "out-of-scope" || c.kind === "chat") expect(calls).toEqual([]);
       if (c.kind === "follow-up") expect(c.messages.filter((m) => m.role === "user").length).toBe(2);
     }
+  }, 240_000);
+
+  it("teach a request it cannot serve right after a tool turn to be answered without a call (mix 5 on; mix 4 is generation 4's data)", async () => {
+    const d = await buildDataset({ seed: 24, train: 600, heldOut: 0, people: 1 });
+    const after = d.train.filter((c) => c.kind === "after-a-tool");
+    expect(after.length).toBeGreaterThan(20);
+    for (const c of after) {
+      const last = c.messages.findLastIndex((m) => m.role === "user");
+      // An earlier turn called a tool; the latest request gets an answer and no call.
+      expect(c.messages.slice(0, last).some((m) => m.role === "assistant" && m.toolCalls?.length)).toBe(true);
+      expect(c.messages.slice(last + 1)).toEqual([{ role: "assistant", content: expect.any(String) }]);
+    }
+    // Most out-of-scope answers list what it can do in one wording, so a small model does not stitch several together.
+    const sorry = d.train
+      .filter((c) => c.kind === "out-of-scope")
+      .map((c) => (c.messages.at(-1) as { content: string }).content);
+    expect(sorry.filter((t) => t.startsWith("Sorry, I can't ")).length / sorry.length).toBeGreaterThan(0.6);
+    const four = await buildDataset({ seed: 24, train: 600, heldOut: 0, people: 1, mix: 4 });
+    expect(four.train.some((c) => c.kind === "after-a-tool")).toBe(false);
   }, 240_000);
 
   it("answer a failed call by saying it failed, with no number the request or the tools did not give", async () => {
