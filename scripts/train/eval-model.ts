@@ -278,8 +278,8 @@ async function runTemplateSet(
 }
 
 /**
- * The built-in tools outside the agent: with a fixed clock and dice to run an expected call and the model's side by
- * side, or with the real clock for the earlier turns of a scripted chat.
+ * The built-in tools outside the agent, with a fixed clock and seeded dice: to run an expected call and the model's
+ * side by side, and for the earlier turns of a scripted chat.
  */
 function toolsExecutor(now?: number): ToolExecutor {
   const registry = new ToolRegistry();
@@ -308,7 +308,9 @@ async function runEverydaySet(
     );
   }
   const judgeTools = toolsExecutor(Date.UTC(2026, 5, 15, 12, 0, 0));
-  const liveTools = toolsExecutor();
+  // The earlier turns of a scripted chat read a fixed clock too: with the real one a time in an earlier result changed
+  // from run to run, and with it what the model saw (generation 4's junk calls after a tool turn: 5 or 7 of 8).
+  const earlierTurnTools = toolsExecutor(Date.UTC(2026, 5, 15, 9, 30, 0));
   const resultOf = async (name: string, args: Record<string, unknown>) => {
     const r = await judgeTools.call(name, args);
     return r.isError ? `error: ${resultToText(r)}` : resultToText(r);
@@ -326,7 +328,7 @@ async function runEverydaySet(
       const messages: AgentMessage[] = [];
       for (const [n, turn] of item.before.entries()) {
         const id = `call_before_${n}`;
-        const executed = await liveTools.call(turn.call.name, turn.call.arguments);
+        const executed = await earlierTurnTools.call(turn.call.name, turn.call.arguments);
         const text = resultToText(executed);
         const answer = (turn.answer ?? "{result}").replace("{result}", text);
         messages.push(
