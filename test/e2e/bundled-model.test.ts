@@ -36,6 +36,17 @@ function ask(prompt: string) {
   };
 }
 
+/** `toolbridge chat` fed these lines (then /exit) on its own database; `turns` is its output split at each prompt. */
+function chat(db: string, lines: readonly string[]) {
+  const r = runCli(["chat", "--db", path.join(dir, db), ...modelArgs], {
+    cwd: dir,
+    env,
+    input: `${[...lines, "/exit"].join("\n")}\n`,
+    timeoutMs: 120_000,
+  });
+  return { ...r, turns: r.stdout.split(/^› /m).slice(1) };
+}
+
 describe("the bundled demo model through the CLI", () => {
   it("answers a percentage question with a calculator call and quotes its result", () => {
     const r = ask("what is 15% of 47.50?");
@@ -65,14 +76,14 @@ describe("the bundled demo model through the CLI", () => {
   }, 150_000);
 
   it("keeps calling tools for each new question in one chat, not only the first", () => {
-    const r = runCli(["chat", "--db", path.join(dir, "chat.db"), ...modelArgs], {
-      cwd: dir,
-      env,
-      input: "what is 15% of 47.50?\nroll 2d6+3\nwhat time is it in Tokyo?\nthanks!\n/exit\n",
-      timeoutMs: 120_000,
-    });
+    const r = chat("chat.db", [
+      "what is 15% of 47.50?",
+      "roll 2d6+3",
+      "what time is it in Tokyo?",
+      "thanks!",
+    ]);
     expect(r.status, r.stderr).toBe(0);
-    const turns = r.stdout.split(/^› /m).slice(1);
+    const { turns } = r;
     expect(turns.map((t) => t.split("\n")[0])).toEqual([
       "what is 15% of 47.50?",
       "roll 2d6+3",
@@ -92,28 +103,18 @@ describe("the bundled demo model through the CLI", () => {
   it("never prints tool-call markup, also when an out-of-scope question derails the model", () => {
     // Issue 29: after a note_save call the demo model answered with debris ending in `</tool_call>` (a closing tag
     // with no call), and the chat printed it.
-    const r = runCli(["chat", "--db", path.join(dir, "derailed.db"), ...modelArgs], {
-      cwd: dir,
-      env,
-      input: "how many days until Christmas?\n/exit\n",
-      timeoutMs: 120_000,
-    });
+    const r = chat("derailed.db", ["how many days until Christmas?"]);
     expect(r.status, r.stderr).toBe(0);
-    const turn = r.stdout.split(/^› /m)[1] ?? "";
+    const turn = r.turns[0] ?? "";
     expect(turn.split("\n")[0]).toBe("how many days until Christmas?");
     expect({ turn, markup: /<\/?tool_call>/.test(turn) }).toMatchObject({ markup: false });
   }, 150_000);
 
   it("answers a question it cannot serve right after the quick start's arithmetic with what it can do, not a call", () => {
     // Generation 4, shown the previous request, answered the world cup with calculator `2018 / 24`.
-    const r = runCli(["chat", "--db", path.join(dir, "after-tool.db"), ...modelArgs], {
-      cwd: dir,
-      env,
-      input: "what is 15% of 47.50?\nwho won the world cup in 2018\n/exit\n",
-      timeoutMs: 120_000,
-    });
+    const r = chat("after-tool.db", ["what is 15% of 47.50?", "who won the world cup in 2018"]);
     expect(r.status, r.stderr).toBe(0);
-    const turns = r.stdout.split(/^› /m).slice(1);
+    const { turns } = r;
     expect(turns[0]).toContain('⚙ calculator {"expression":"15% of 47.50"}');
     expect(turns[1]?.split("\n")[0]).toBe("who won the world cup in 2018");
     expect(turns[1]).not.toContain("⚙");
@@ -175,14 +176,9 @@ describe("the bundled demo model on everyday requests", () => {
   }, 150_000);
 
   it("answers a follow-up from the previous turn of the chat", () => {
-    const r = runCli(["chat", "--db", path.join(dir, "follow.db"), ...modelArgs], {
-      cwd: dir,
-      env,
-      input: "what's 15% of 80?\nand what about 20%?\n/exit\n",
-      timeoutMs: 120_000,
-    });
+    const r = chat("follow.db", ["what's 15% of 80?", "and what about 20%?"]);
     expect(r.status, r.stderr).toBe(0);
-    const turns = r.stdout.split(/^› /m).slice(1);
+    const { turns } = r;
     expect(turns[0]).toContain('⚙ calculator {"expression":"15% of 80"}');
     expect(turns[1]).toContain('⚙ calculator {"expression":"20% of 80"}');
     expect(turns[1]?.trim().split("\n").at(-1)).toContain("16");
@@ -195,26 +191,15 @@ describe("the bundled demo model on everyday requests", () => {
 // out whole once the model begins it (copied words: the model alone wrote "plied3390").
 describe("the bundled demo model with notes across chats", () => {
   it("saves a note with a value it never saw in training, and a later chat finds it and states it", () => {
-    const db = path.join(dir, "notes.db");
-    const first = runCli(["chat", "--db", db, ...modelArgs], {
-      cwd: dir,
-      env,
-      input: "remember that my bike lock code is plinth3390\n/exit\n",
-      timeoutMs: 120_000,
-    });
+    const first = chat("notes.db", ["remember that my bike lock code is plinth3390"]);
     expect(first.status, first.stderr).toBe(0);
     expect(first.stdout).toMatch(
       /⚙ note_save \{"title":"[^"]*bike lock[^"]*","content":"[^"]*plinth3390[^"]*"/,
     );
-    const later = runCli(["chat", "--db", db, ...modelArgs], {
-      cwd: dir,
-      env,
-      input: "what is my bike lock code?\n/exit\n",
-      timeoutMs: 120_000,
-    });
+    const later = chat("notes.db", ["what is my bike lock code?"]);
     expect(later.status, later.stderr).toBe(0);
     expect(later.stdout).toMatch(/⚙ memory_search \{"query":"[^"]*bike/);
-    const answer = later.stdout.split(/^› /m)[1]?.trim().split("\n").at(-1);
+    const answer = later.turns[0]?.trim().split("\n").at(-1);
     expect(answer).toContain("plinth3390");
   }, 250_000);
 });
