@@ -341,6 +341,9 @@ describe.skipIf(!postgresUrl)("PostgresStore decisions on any instance", () => {
     await a.store.updateRun("r1", { status: "paused", stopReason: "awaiting-approval", owner: null });
     let claimable = 0;
     a.leases.onClaimable(() => claimable++);
+    // A's first onClaimable sends its LISTEN now: a notification committed before the server has it is not heard (the
+    // claim loop polls for that), so this check of the notification path waits for it — under load it came too late.
+    await a.notifications.listened();
 
     await b.store.decideToolCalls("r1", [{ callId: "x", decision: "approved", by: "ann" }]);
     // One call still pending: not resumable yet.
