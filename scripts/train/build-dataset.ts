@@ -38,7 +38,7 @@ import {
   TRAIN_THINGS,
   ZONES,
 } from "./requests.js";
-import type { CallOutcome, Scenario, ScenarioContext } from "./scenario.js";
+import { type CallOutcome, type Mix, NEWEST_MIX, type Scenario, type ScenarioContext } from "./scenario.js";
 
 export interface Conversation {
   /** The request kind (template conversations) or the scenario's name. */
@@ -130,11 +130,12 @@ export interface DatasetOptions {
    */
   trainSeed?: number;
   /**
-   * Which generation's scenario mix to draw (default the newest, 5). Generation 5 added out-of-scope requests and
+   * Which generation's scenario mix to draw (default the newest, 6). Generation 5 added out-of-scope requests and
    * small talk after a tool turn, and an out-of-scope answer that lists what it can do the same way most times;
-   * 4 draws exactly what generation 4 was trained on.
+   * generation 6, a second request chained on with "ok now", "next, " … and music asked by genre; 4 and 5 draw
+   * exactly what generations 4 and 5 were trained on.
    */
-  mix?: 4 | 5;
+  mix?: Mix;
 }
 
 export interface Dataset {
@@ -182,7 +183,7 @@ export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
     const train: Conversation[] = [];
     const people = options.people ?? 0;
     const guard = new HeldOutGuard();
-    const mix = options.mix ?? 5;
+    const mix = options.mix ?? NEWEST_MIX;
     const scenarios = mix >= 5 ? SCENARIOS : SCENARIOS.filter(([, kind]) => kind !== "after-a-tool");
     while (train.length < options.train) {
       if (people > 0 && rng() < people) {
@@ -357,7 +358,7 @@ async function runScenario(
   rng: () => number,
   kind: string,
   scenario: Scenario,
-  mix: 4 | 5,
+  mix: Mix,
 ): Promise<Conversation | undefined> {
   env.random = createRandom(Math.floor(rng() * 2 ** 31));
   env.clock = Date.UTC(2025, 0, 1) + Math.floor(rng() * 730 * 86_400_000);

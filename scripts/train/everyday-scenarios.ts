@@ -5,7 +5,7 @@
  * give), out-of-scope requests answered with what the model can do instead, and small talk. Every call runs through
  * the real tool (scenario.ts); every answer quotes the result it got.
  */
-import { count, maybeTypo, placeZones, spellPlace, wrap } from "./people-words.js";
+import { casing, count, maybeTypo, OPENERS, placeZones, spellPlace, wrap } from "./people-words.js";
 import {
   type CallOutcome,
   chance,
@@ -1509,6 +1509,29 @@ const OUT_OF_SCOPE_THERE: readonly (readonly [string, string[]])[] = [
   ],
 ];
 
+/**
+ * From generation 6's mix on: music asked for by genre, as people ask for it, not only by the word "music". Jazz stays
+ * out: the hand-written everyday set asks for it.
+ */
+const OUT_OF_SCOPE_GENRES: readonly (readonly [string, string[]])[] = [
+  [
+    "play music or videos",
+    ["play some {genre}", "put on some {genre}", "play {genre} on spotify", "i want to hear some {genre}"],
+  ],
+];
+const GENRES = [
+  "rock",
+  "classical",
+  "lo-fi",
+  "country",
+  "hip hop",
+  "reggae",
+  "blues",
+  "pop",
+  "metal",
+  "techno",
+];
+
 export const outOfScopeScenario: Scenario = (ctx) => outOfScope(ctx, false);
 
 /**
@@ -1521,9 +1544,17 @@ const NUMBERED = /\{(n|year|decade)\}/;
 
 async function outOfScope(ctx: ScenarioContext, numbered: boolean): Promise<void> {
   const rng = ctx.rng;
-  const table = ctx.mix >= 5 ? [...OUT_OF_SCOPE, ...OUT_OF_SCOPE_THERE] : OUT_OF_SCOPE;
+  const table =
+    ctx.mix >= 6
+      ? [...OUT_OF_SCOPE, ...OUT_OF_SCOPE_THERE, ...OUT_OF_SCOPE_GENRES]
+      : ctx.mix >= 5
+        ? [...OUT_OF_SCOPE, ...OUT_OF_SCOPE_THERE]
+        : OUT_OF_SCOPE;
   const [what, asks] = pick(rng, numbered ? table.filter(([, a]) => a.some((t) => NUMBERED.test(t))) : table);
-  const text = pick(rng, numbered ? asks.filter((t) => NUMBERED.test(t)) : asks)
+  let ask = pick(rng, numbered ? asks.filter((t) => NUMBERED.test(t)) : asks);
+  // Drawn only where asked for, so the earlier mixes' random streams (and data) stay as they were.
+  if (ask.includes("{genre}")) ask = ask.replace("{genre}", pick(rng, GENRES));
+  const text = ask
     .replace("{city}", pick(rng, PLACE_NAMES))
     .replace(
       "{name}",
@@ -1909,7 +1940,47 @@ export const twoStepScenario: Scenario = async (ctx) => {
 export function afterAnother(second: Scenario, firsts: readonly Scenario[]): Scenario {
   return async (ctx) => {
     await pick(ctx.rng, firsts)(ctx);
-    await second(ctx);
+    await second(ctx.mix >= 6 ? chainedOn(ctx) : ctx);
+  };
+}
+
+/**
+ * How people chain a new request onto the last one in a chat. Such a start reads like a follow-up to a small model
+ * and is not one: generation 5 rolled 2d6 again on "ok now play some jazz" right after "roll 2d6".
+ */
+const CHAINING = [
+  "now ",
+  "ok now ",
+  "okay now ",
+  "and now ",
+  "now, ",
+  "next, ",
+  "next ",
+  "alright, now ",
+  "cool, now ",
+  "great. now ",
+  "thanks. now ",
+  "ok next: ",
+  "and ",
+  "then ",
+  "new question: ",
+  "different thing - ",
+];
+const OPENED = OPENERS.filter((o) => o !== "").map((o) => o.trim().toLowerCase());
+
+/** From mix 6 on: the second request's first message, half the time, chained on with one of CHAINING. */
+function chainedOn(ctx: ScenarioContext): ScenarioContext {
+  let first = true;
+  return {
+    ...ctx,
+    user: (text) => {
+      if (first && chance(ctx.rng, 0.5) && !OPENED.some((o) => text.toLowerCase().startsWith(o))) {
+        const lowered = /^[A-Z][a-z]/.test(text) ? text.charAt(0).toLowerCase() + text.slice(1) : text;
+        text = casing(ctx.rng, `${pick(ctx.rng, CHAINING)}${lowered}`);
+      }
+      first = false;
+      ctx.user(text);
+    },
   };
 }
 

@@ -12,6 +12,7 @@ import { createChatMlVocabulary } from "../../src/models/gguf/llama-gguf.js";
 import { writeTestModel } from "../../src/models/gguf/make-test-model.js";
 import { buildDataset, type Conversation } from "./build-dataset.js";
 import { extraCharacters, learnPieces } from "./learn-pieces.js";
+import { MIXES, NEWEST_MIX } from "./scenario.js";
 
 export const DEFAULT_DATA_DIR = ".train/data";
 const SPECIALS = [
@@ -57,8 +58,8 @@ async function main(): Promise<void> {
       // The training conversations' own seed (the held-out split stays --seed's): data for a fine-tune.
       "train-seed": { type: "string" },
       "held-out": { type: "string", default: "260" },
-      // The generation whose scenario mix to draw: 5 (default) or 4 (what generation 4 was trained on).
-      mix: { type: "string", default: "5" },
+      // The generation whose scenario mix to draw: 6 (default), or 4 or 5 (what generation 4 or 5 was trained on).
+      mix: { type: "string", default: String(NEWEST_MIX) },
       train: { type: "string", default: "16000" },
       // Share of conversations written as people-like scenarios (the rest from the template generator).
       people: { type: "string", default: "0" },
@@ -68,8 +69,9 @@ async function main(): Promise<void> {
       out: { type: "string", default: DEFAULT_DATA_DIR },
     },
   });
-  if (values.mix !== "4" && values.mix !== "5") {
-    process.stderr.write(`--mix is 4 or 5, got ${values.mix}\n`);
+  const mix = MIXES.find((m) => String(m) === values.mix);
+  if (mix === undefined) {
+    process.stderr.write(`--mix is ${MIXES.join(", ")}, got ${values.mix}\n`);
     process.exit(2);
   }
   const DATA_DIR = path.resolve(values.out);
@@ -79,7 +81,7 @@ async function main(): Promise<void> {
     train: Number(values.train),
     heldOut: Number(values["held-out"]),
     people: Number(values.people),
-    mix: values.mix === "4" ? 4 : 5,
+    mix,
     ...(values["train-seed"] ? { trainSeed: Number(values["train-seed"]) } : {}),
   });
   const texts = dataset.train.map((c) => c.text);

@@ -8,6 +8,11 @@ import type { Tool } from "@modelcontextprotocol/server";
 
 export type Rng = () => number;
 
+/** The scenario mixes a generation was trained on (4: generation 4's data byte for byte; 5 and 6 add to it). */
+export type Mix = 4 | 5 | 6;
+export const MIXES: readonly Mix[] = [4, 5, 6];
+export const NEWEST_MIX: Mix = 6;
+
 export interface CallOutcome {
   /** The result as the model reads it (an error's text too). */
   text: string;
@@ -16,8 +21,8 @@ export interface CallOutcome {
 
 export interface ScenarioContext {
   rng: Rng;
-  /** The generation whose data this is (build-dataset.ts's `mix`): what a later generation added is drawn from 5 on. */
-  mix: 4 | 5;
+  /** The generation whose data this is (build-dataset.ts's `mix`): what a later generation added is drawn from its own on. */
+  mix: Mix;
   /** The dataset's clock for this conversation (ms since the epoch): what get_time and "now" read. */
   now: number;
   /** A note in memory before the conversation starts. */

@@ -121,6 +121,23 @@ describe("the bundled demo model through the CLI", () => {
     expect(turns[1]).toMatch(/can't|cannot/);
     expect(turns[1]).toMatch(/\bmath\b/);
   }, 150_000);
+
+  it("takes a request chained on with \"now\" as a new one: no repeated roll, the new request's own tool", () => {
+    // Generation 5 read "now play something relaxing" right after "roll a d20" as a follow-up and rolled 1d20 again.
+    const r = chat("chained.db", [
+      "roll a d20",
+      "now play something relaxing",
+      "alright, now what time is it in Tokyo",
+    ]);
+    expect(r.status, r.stderr).toBe(0);
+    const { turns } = r;
+    expect(turns[0]).toContain('⚙ roll_dice {"notation":"1d20"}');
+    expect(turns[1]?.split("\n")[0]).toBe("now play something relaxing");
+    expect(turns[1]).not.toContain("⚙");
+    expect(turns[1]).toMatch(/can't|cannot/);
+    expect(turns[2]).toContain('⚙ get_time {"timezone":"Asia/Tokyo"');
+    expect(turns[2]).not.toContain("roll_dice");
+  }, 150_000);
 });
 
 // Issue 35's acceptance through the CLI: a time conversion, a date difference, a tool error answered honestly, a

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildDataset } from "../../scripts/train/build-dataset.js";
+import { buildDataset, type Conversation } from "../../scripts/train/build-dataset.js";
 import { renderPrompt } from "../../scripts/train/render-conversation.js";
 
 describe("training data generator", () => {
@@ -143,6 +143,40 @@ describe("people-like training conversations (scenarios)", () => {
     expect(sorry.filter((t) => t.startsWith("Sorry, I can't ")).length / sorry.length).toBeGreaterThan(0.6);
     const four = await buildDataset({ seed: 24, train: 600, heldOut: 0, people: 1, mix: 4 });
     expect(four.train.some((c) => c.kind === "after-a-tool")).toBe(false);
+  }, 240_000);
+
+  it('chain a new request onto the last one ("ok now …") and still teach it as its own request (mix 6 on; mix 5 never chains)', async () => {
+    const chained =
+      /^(now|ok now|okay now|and now|next|alright, now|cool, now|great\. now|thanks\. now|ok next:|and|then|new question:|different thing -)[ ,]/i;
+    const latest = (c: Conversation) => c.messages.findLast((m) => m.role === "user")?.content ?? "";
+    const six = await buildDataset({ seed: 25, train: 800, heldOut: 0, people: 1, mix: 6 });
+    const seconds = six.train.filter((c) => c.kind === "after-a-tool" || c.kind === "after-another");
+    const chainedOn = seconds.filter((c) => chained.test(latest(c)));
+    expect(chainedOn.length / seconds.length).toBeGreaterThan(0.12);
+    // Chained on or not, a request it cannot serve after a tool turn gets an answer and no call.
+    const outOfScope = chainedOn.filter((c) => c.kind === "after-a-tool");
+    expect(outOfScope.length).toBeGreaterThan(5);
+    for (const c of outOfScope)
+      expect(c.messages.at(-1)).toEqual({ role: "assistant", content: expect.any(String) });
+    // Chained on to an in-scope request, the call is the new request's own tool: here a call follows the latest message.
+    const inScope = chainedOn.filter((c) => {
+      const last = c.messages.findLastIndex((m) => m.role === "user");
+      return c.messages.slice(last).some((m) => m.role === "assistant" && m.toolCalls?.length);
+    });
+    expect(inScope.length).toBeGreaterThan(5);
+    // Music asked by genre, not only by the word "music" (jazz stays the everyday set's own).
+    const asks = six.train.map(latest).join("\n");
+    expect(asks).toMatch(
+      /(play|put on) some (rock|classical|lo-fi|country|hip hop|reggae|blues|pop|metal|techno)/i,
+    );
+    expect(asks).not.toMatch(/jazz/i);
+    const five = await buildDataset({ seed: 25, train: 800, heldOut: 0, people: 1, mix: 5 });
+    const fiveSeconds = five.train.filter((c) => c.kind === "after-a-tool" || c.kind === "after-another");
+    expect(
+      fiveSeconds.filter((c) =>
+        /^(ok now|okay now|and now|alright, now|cool, now|new question:) /i.test(latest(c)),
+      ),
+    ).toEqual([]);
   }, 240_000);
 
   it("answer a failed call by saying it failed, with no number the request or the tools did not give", async () => {
