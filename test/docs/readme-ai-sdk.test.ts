@@ -137,6 +137,8 @@ describe(`docs/ai-sdk.md examples on ai ${AI_SDK_MAJOR}`, () => {
     // 3. The bundled demo model, in-process.
     expect(out).toContain("calculator { expression: '15% of 47.50' }");
     // The answer the comment gives (the demo model states the result, with or without the sum before it).
-    expect(out).toMatch(/calculator \{ expression: '15% of 47\.50' \}\n(?:15% of 47\.50 (?:=|is) )?7\.125\.?\n/);
+    expect(out).toMatch(
+      /calculator \{ expression: '15% of 47\.50' \}\n(?:15% of 47\.50 (?:=|is) )?7\.125\.?\n/,
+    );
   }, 300_000);
 });

@@ -122,7 +122,7 @@ describe("the bundled demo model through the CLI", () => {
     expect(turns[1]).toMatch(/\bmath\b/);
   }, 150_000);
 
-  it("takes a request chained on with \"now\" as a new one: no repeated roll, the new request's own tool", () => {
+  it('takes a request chained on with "now" as a new one: no repeated roll, the new request\'s own tool', () => {
     // Generation 5 read "now play something relaxing" right after "roll a d20" as a follow-up and rolled 1d20 again.
     const r = chat("chained.db", [
       "roll a d20",
