@@ -122,17 +122,18 @@ describe("the bundled demo model through the CLI", () => {
     expect(turns[1]).toMatch(/\bmath\b/);
   }, 150_000);
 
-  it('takes a request chained on with "now" as a new one: no repeated roll, the new request\'s own tool', () => {
-    // Generation 5 read "now play something relaxing" right after "roll a d20" as a follow-up and rolled 1d20 again.
+  it('takes a request chained on with "now" as a new one: no call for what it cannot do, the next request\'s own tool', () => {
+    // Generation 5 read "now text Sam I'm late" right after a roll as a follow-up (get_time, then time_difference) in
+    // 10 of 11 chats tried; generation 6 in none of 18. The roll's result is live: each chat sees another one.
     const r = chat("chained.db", [
-      "roll a d20",
-      "now play something relaxing",
+      "roll 2d8",
+      "now text Sam I'm late",
       "alright, now what time is it in Tokyo",
     ]);
     expect(r.status, r.stderr).toBe(0);
     const { turns } = r;
-    expect(turns[0]).toContain('⚙ roll_dice {"notation":"1d20"}');
-    expect(turns[1]?.split("\n")[0]).toBe("now play something relaxing");
+    expect(turns[0]).toContain('⚙ roll_dice {"notation":"2d8"}');
+    expect(turns[1]?.split("\n")[0]).toBe("now text Sam I'm late");
     expect(turns[1]).not.toContain("⚙");
     expect(turns[1]).toMatch(/can't|cannot/);
     expect(turns[2]).toContain('⚙ get_time {"timezone":"Asia/Tokyo"');
