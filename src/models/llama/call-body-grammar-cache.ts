@@ -4,6 +4,7 @@ import type { ToolCallProtocol } from "../../protocols/protocol.js";
 import {
   type CallFrame,
   callBodyGbnf,
+  callBodyTools,
   callFrames,
   createCallBodyGrammar,
   withCopiedStrings,
@@ -88,6 +89,8 @@ export function cachedCallBodyGrammar(input: {
     callBodyGbnf(llama, input.frames, input.tools, { ...options, copyStrings: true, zones: copy.zones }),
   );
   return cached(GRAMMARS, llama, JSON.stringify([key, copy]), 64, async () =>
-    llama.createGrammar({ grammar: withCopiedStrings(await gbnf, copy, maxStringLength) }),
+    llama.createGrammar({
+      grammar: withCopiedStrings(await gbnf, copy, maxStringLength, callBodyTools(input.frames, named)),
+    }),
   );
 }

@@ -1,8 +1,10 @@
 import type { Tool } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
+import { loadGrammarTestModel } from "../../../test/helpers/grammar-accepts.js";
 import { getProtocol } from "../../protocols/protocol-registry.js";
-import { callFrames, prefixGbnfRules } from "./call-body-grammar.js";
+import { callFrames, createCallBodyGrammar, prefixGbnfRules } from "./call-body-grammar.js";
 import { chooseThreads } from "./choose-threads.js";
+import { copySources } from "./copy-grammar.js";
 import { toGbnfJsonSchema } from "./to-gbnf-json-schema.js";
 
 const tools: Tool[] = [
@@ -72,5 +74,46 @@ describe("call frames and grammar pieces", () => {
     expect(chooseThreads(7_000_000_000, undefined, 8)).toBe(8);
     expect(chooseThreads(7_000_000_000, 64, 8)).toBe(8);
     expect(chooseThreads(135_000, 2, 8)).toBe(2);
+  });
+});
+
+describe("copied strings in a call body", () => {
+  const grammars = loadGrammarTestModel();
+  const catalogue: Tool[] = [
+    {
+      name: "calculator",
+      description: "Supports parentheses, percentages and sqrt.",
+      inputSchema: {
+        type: "object",
+        properties: { expression: { type: "string" } },
+        required: ["expression"],
+      },
+    },
+    {
+      name: "note_save",
+      description: "Save a note.",
+      inputSchema: { type: "object", properties: { content: { type: "string" } }, required: ["content"] },
+    },
+  ];
+
+  it("hold each tool's strings to the conversation and that tool's own schema words", async () => {
+    const protocol = getProtocol("hermes");
+    const found = callFrames(protocol, catalogue)!;
+    const copy = copySources(
+      [{ role: "user", content: "keep in mind that my gym locker is purple" }],
+      catalogue,
+    );
+    const grammar = await createCallBodyGrammar(grammars.llama, found.frames, catalogue, { copy });
+    const call = (name: string, args: string) => {
+      const frame = found.frames.find((f) => f.name === name)!;
+      return `${frame.before}${args}${frame.after}`;
+    };
+    expect(grammars.accepts(grammar, call("note_save", '{"content": "my gym locker is purple"}'))).toBe(true);
+    // "parentheses" is the calculator's word: a small model wrote it for an unseen "purple" while any schema's counted.
+    expect(grammars.accepts(grammar, call("note_save", '{"content": "my gym locker is parentheses"}'))).toBe(
+      false,
+    );
+    expect(grammars.accepts(grammar, call("calculator", '{"expression": "sqrt(16)"}'))).toBe(true);
+    expect(grammars.accepts(grammar, call("calculator", '{"expression": "Save"}'))).toBe(false);
   });
 });

@@ -7,6 +7,8 @@ import {
   COPY_VALUE_RULE,
   type CopySources,
   copyValueRules,
+  toolCopyValueNonEmptyRule,
+  toolCopyValueRule,
 } from "./copy-grammar.js";
 import {
   COPY_PLACEHOLDER,
@@ -157,13 +159,39 @@ export async function callBodyGbnf(
  * A call-body GBNF made with `copyStrings`, its placeholder strings replaced by the copy-constrained string of these
  * sources (bounded to `maxItems` runs when set, as maxLength bounds a plain string for tiny models).
  */
-export function withCopiedStrings(gbnf: string, sources: CopySources, maxItems?: number): string {
+export function withCopiedStrings(
+  gbnf: string,
+  sources: CopySources,
+  maxItems: number | undefined,
+  tools: readonly string[],
+): string {
   const quoted = (placeholder: string) => literal(`"${placeholder}"`);
   if (!gbnf.includes(COPY_PLACEHOLDER) && !gbnf.includes(COPY_PLACEHOLDER_NONEMPTY)) return gbnf;
+  // Each tool's rules are prefixed `t<i>-` (callBodyGbnf): its strings copy from the conversation and its own schema.
+  let index: number | undefined;
   const body = gbnf
-    .replaceAll(quoted(COPY_PLACEHOLDER), COPY_VALUE_RULE)
-    .replaceAll(quoted(COPY_PLACEHOLDER_NONEMPTY), COPY_VALUE_NONEMPTY_RULE);
-  return `${body}\n${copyValueRules(sources, maxItems)}`;
+    .split("\n")
+    .map((line) => {
+      const rule = /^t(\d+)-/.exec(line);
+      if (rule) index = Number(rule[1]);
+      else if (!/^\s/.test(line)) index = undefined;
+      return line
+        .replaceAll(
+          quoted(COPY_PLACEHOLDER),
+          index === undefined ? COPY_VALUE_RULE : toolCopyValueRule(index),
+        )
+        .replaceAll(
+          quoted(COPY_PLACEHOLDER_NONEMPTY),
+          index === undefined ? COPY_VALUE_NONEMPTY_RULE : toolCopyValueNonEmptyRule(index),
+        );
+    })
+    .join("\n");
+  return `${body}\n${copyValueRules(sources, maxItems, tools)}`;
+}
+
+/** The tools of a call body's alternatives, in its order (`t0-`, `t1-`, …): every frame's, or the named one's. */
+export function callBodyTools(frames: readonly CallFrame[], named: string | undefined): string[] {
+  return (named === undefined ? frames : frames.filter((f) => f.name === named)).map((f) => f.name);
 }
 
 /** The compiled grammar of a call body (see `callBodyGbnf`), plain strings copy-constrained when `copy` is given. */
@@ -179,6 +207,8 @@ export async function createCallBodyGrammar(
     copyStrings: copy !== undefined,
     zones: copy?.zones,
   });
-  const grammar = copy ? withCopiedStrings(gbnf, copy, options.maxStringLength) : gbnf;
+  const grammar = copy
+    ? withCopiedStrings(gbnf, copy, options.maxStringLength, callBodyTools(frames, options.named))
+    : gbnf;
   return llama.createGrammar({ grammar });
 }

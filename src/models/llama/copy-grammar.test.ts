@@ -1,7 +1,13 @@
 import type { LlamaGrammar } from "node-llama-cpp";
 import { describe, expect, it } from "vitest";
 import { loadGrammarTestModel } from "../../../test/helpers/grammar-accepts.js";
-import { COPY_VALUE_NONEMPTY_RULE, COPY_VALUE_RULE, copySources, copyValueRules } from "./copy-grammar.js";
+import {
+  COPY_VALUE_NONEMPTY_RULE,
+  COPY_VALUE_RULE,
+  copySources,
+  copyValueRules,
+  toolCopyValueRule,
+} from "./copy-grammar.js";
 
 const grammars = loadGrammarTestModel();
 const accepts = (grammar: LlamaGrammar, text: string) => grammars.accepts(grammar, text);
@@ -37,12 +43,15 @@ const sources = copySources(
 
 describe("copy-constrained string values", () => {
   it("take words from user text, tool results and the prose of tool schemas, never from the model's own turns", () => {
-    expect(sources.words).toEqual(
-      expect.arrayContaining(["purple", "locker", "Friday", "now", "End", "date", "weeks"]),
+    expect(sources.words).toEqual(expect.arrayContaining(["purple", "locker", "Friday"]));
+    // A tool's schema words are its own: they serve its arguments, not another tool's.
+    expect(sources.schemaWords?.time_difference).toEqual(
+      expect.arrayContaining(["now", "End", "date", "weeks"]),
     );
+    expect(sources.words).not.toContain("weeks");
     // A schema's keywords are no value anyone means.
     for (const keyword of ["type", "properties", "string", "object", "enum"])
-      expect(sources.words).not.toContain(keyword);
+      expect([...sources.words, ...(sources.schemaWords?.time_difference ?? [])]).not.toContain(keyword);
     expect(sources.words).not.toContain("invented");
     expect(sources.numbers).toEqual(["2025", "2026", "4471"]);
   });
@@ -60,6 +69,9 @@ describe("copy-constrained string values", () => {
         '"64 * 0.18"',
         '"2026-12-25"',
         '"now"',
+        // Function words are free: a note's text needs them where the request has none.
+        '"18% of 64"',
+        '"the locker code is 4471"',
         '""',
         '"a \\"tip\\""',
       ];
@@ -69,7 +81,7 @@ describe("copy-constrained string values", () => {
         '"pur"',
         '"purplepurple"',
         '"18% * 664"',
-        '"18% of 64"',
+        '"18% off 64"',
         '"4417"',
         '"invented"',
         '"Vilnius"',
@@ -78,6 +90,30 @@ describe("copy-constrained string values", () => {
       for (const text of refused) expect(accepts(grammar, text), text).toBe(false);
     });
   }
+
+  it("give each tool's strings its own schema's words only: a note never takes a word of another tool's description", async () => {
+    const two = copySources(
+      [{ role: "user", content: "keep in mind that my gym locker is purple" }],
+      [
+        {
+          name: "calculator",
+          description: "Supports parentheses and sqrt.",
+          inputSchema: { type: "object" },
+        },
+        { name: "note_save", description: "Save a note.", inputSchema: { type: "object" } },
+      ],
+    );
+    const grammar = await grammars.llama.createGrammar({
+      grammar: `root ::= "c:" ${toolCopyValueRule(0)} | "n:" ${toolCopyValueRule(1)} | "any:" ${COPY_VALUE_RULE}\n${copyValueRules(two, 16, ["calculator", "note_save"])}`,
+    });
+    expect(accepts(grammar, 'n:"my gym locker is purple"')).toBe(true);
+    expect(accepts(grammar, 'n:"my gym locker is parentheses"')).toBe(false);
+    expect(accepts(grammar, 'n:"Save purple"')).toBe(true);
+    expect(accepts(grammar, 'c:"sqrt(16) in parentheses"')).toBe(true);
+    expect(accepts(grammar, 'c:"Save"')).toBe(false);
+    // The rule without a tool (a caller that does not say which) takes every schema's words, as before.
+    expect(accepts(grammar, 'any:"parentheses"')).toBe(true);
+  });
 
   it("bounds the runs of a value, and has a non-empty form for minLength", async () => {
     const bounded = await grammars.llama.createGrammar({

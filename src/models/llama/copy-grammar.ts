@@ -18,7 +18,13 @@ import { caseVariants, hasSpanWords, SPAN_VALUE_RULE, spanTexts, spanValueRules 
  * too: descriptions, enum values, defaults, examples).
  */
 export interface CopySources {
+  /** The words of the conversation (what the model was given and did not write). */
   words: readonly string[];
+  /**
+   * Each offered tool's own schema words that the conversation lacks, by tool name. A tool's arguments may use its own
+   * only: a note's "purple" must not become "parentheses" out of the calculator's description.
+   */
+  schemaWords?: Readonly<Record<string, readonly string[]>>;
   numbers: readonly string[];
   /**
    * When set, a value is a whole span of one of these texts instead (span-grammar.ts): for a tiny model calling a
@@ -40,6 +46,16 @@ const DIGITS = /[0-9]+/g;
 /** Most recent source text kept, and most words: the grammar grows with them. */
 const MAX_SOURCE_CHARS = 20_000;
 const MAX_WORDS = 3_000;
+/**
+ * English function words, free in every copied string in lower case: they carry no value a person gave, and a note's
+ * text needs them ("the bike lock combo is 2047" from "store a note: bike lock combo 2047"; while every offered tool's
+ * schema words counted for every tool, those descriptions supplied them). Lower case only, and no word that begins a
+ * common value: a small model starting "Friday" or "purple" must not be let off at "To" or "per".
+ */
+const FUNCTION_WORDS = (
+  "a an and are at be for from has have her his i in is it its my not of on or our the their there this to was we " +
+  "with you your"
+).split(" ");
 /** Numbers this long or shorter need not be copied. */
 const FREE_DIGITS = 2;
 
@@ -76,12 +92,17 @@ export function copySources(
   options: { spans?: boolean } = {},
 ): CopySources {
   const conversation = messages.map(messageText).join("\n").slice(-MAX_SOURCE_CHARS);
-  const schemas = tools.map((t) => [t.description ?? "", ...schemaText(t.inputSchema)].join("\n")).join("\n");
   const words = new Set<string>();
   const numbers = new Set<string>();
-  for (const text of [conversation, schemas]) {
-    for (const w of [...text.matchAll(WORD)].reverse()) if (words.size < MAX_WORDS) words.add(w[0]);
+  for (const w of [...conversation.matchAll(WORD)].reverse()) if (words.size < MAX_WORDS) words.add(w[0]);
+  for (const n of conversation.matchAll(DIGITS)) if (n[0].length > FREE_DIGITS) numbers.add(n[0]);
+  const schemaWords: Record<string, string[]> = {};
+  for (const t of tools) {
+    const text = [t.description ?? "", ...schemaText(t.inputSchema)].join("\n");
+    const own = new Set<string>();
+    for (const w of text.matchAll(WORD)) if (!words.has(w[0]) && own.size < MAX_WORDS) own.add(w[0]);
     for (const n of text.matchAll(DIGITS)) if (n[0].length > FREE_DIGITS) numbers.add(n[0]);
+    if (own.size) schemaWords[t.name] = [...own].sort();
   }
   const spans = options.spans ? spanTexts(messages) : [];
   // Only when the latest request names a zone; then also those the earlier requests it is shown name: a follow-up
@@ -95,6 +116,7 @@ export function copySources(
       : [];
   return {
     words: [...words].sort(),
+    ...(Object.keys(schemaWords).length ? { schemaWords } : {}),
     numbers: [...numbers].sort(),
     ...(hasSpanWords(spans) ? { spans } : {}),
     ...(zones.length ? { zones } : {}),
@@ -154,50 +176,99 @@ function trieRules(root: TrieNode, name: string): string[] {
 export const COPY_VALUE_RULE = "cp-value";
 export const COPY_VALUE_NONEMPTY_RULE = "cp-value1";
 
+/** The rule names of one tool's copied strings (`copyValueRules` with `tools`): `cp<index>-value`, `cp<index>-value1`. */
+export const toolCopyValueRule = (index: number) => `cp${index}-value`;
+export const toolCopyValueNonEmptyRule = (index: number) => `cp${index}-value1`;
+
 /**
- * The GBNF rules of a copied JSON string (quotes included): `cp-value` and `cp-value1` (at least one character).
- * `maxItems` bounds the number of runs and free characters (so a model that never closes the string is stopped, as
- * maxLength stops it in a plain string).
+ * The GBNF rules of a copied JSON string (quotes included): `cp-value` and `cp-value1` (at least one character), whose
+ * words are the conversation's and every tool's schema words; with `tools` (the call body's tools, in its order),
+ * also `cp<i>-value` and `cp<i>-value1` for each, whose words are the conversation's and that tool's own schema words
+ * only. `maxItems` bounds the number of runs and free characters (so a model that never closes the string is stopped,
+ * as maxLength stops it in a plain string).
  */
-export function copyValueRules(sources: CopySources, maxItems?: number): string {
+export function copyValueRules(
+  sources: CopySources,
+  maxItems?: number,
+  tools: readonly string[] = [],
+): string {
+  const values = [
+    { prefix: "cp-", value: COPY_VALUE_RULE, nonEmpty: COPY_VALUE_NONEMPTY_RULE },
+    ...tools.map((_, i) => ({
+      prefix: `cp${i}-`,
+      value: toolCopyValueRule(i),
+      nonEmpty: toolCopyValueNonEmptyRule(i),
+    })),
+  ];
   // A span is bounded by its text already.
   if (sources.spans)
     return [
       spanValueRules(sources.spans),
-      `${COPY_VALUE_RULE} ::= ${SPAN_VALUE_RULE}`,
-      `${COPY_VALUE_NONEMPTY_RULE} ::= ${SPAN_VALUE_RULE}`,
+      ...values.flatMap((v) => [`${v.value} ::= ${SPAN_VALUE_RULE}`, `${v.nonEmpty} ::= ${SPAN_VALUE_RULE}`]),
     ].join("\n");
   const free = `[^"\\\\\\x7F\\x00-\\x1F0-9${WORD_RANGES}] | "\\\\" ["\\\\/bfnrt]`;
-  const hasWords = sources.words.length > 0;
   const rules = [
     `cp-free ::= ${free}`,
     `cp-num ::= [0-9] [0-9]?${sources.numbers.length ? " | cp-digits" : ""}`,
   ];
-  if (hasWords) rules.push(...trieRules(trie([...new Set(sources.words.flatMap(caseVariants))]), "cp-word"));
   if (sources.numbers.length) rules.push(...trieRules(trie(sources.numbers), "cp-digits"));
-  // After a word another word cannot follow directly (that would be one longer word), nor a number after a number.
+  const trieOf = (words: readonly string[], name: string): string | undefined => {
+    if (!words.length) return undefined;
+    rules.push(...trieRules(trie([...new Set(words.flatMap(caseVariants))]), name));
+    return name;
+  };
+  const either = (a: string | undefined, b: string | undefined, name: string) => {
+    if (!a || !b) return a ?? b;
+    rules.push(`${name} ::= ${a} | ${b}`);
+    return name;
+  };
+  rules.push(...trieRules(trie(FUNCTION_WORDS), "cp-function"));
+  const conversation = either(trieOf(sources.words, "cp-heard"), "cp-function", "cp-said");
+  const own = sources.schemaWords ?? {};
+  const every = trieOf([...new Set(Object.values(own).flat())], "cp-schemas");
+  rules.push(...stateRules("cp-", either(conversation, every, "cp-word"), maxItems));
+  rules.push(
+    `${COPY_VALUE_RULE} ::= "\\"" cp-start "\\""`,
+    `${COPY_VALUE_NONEMPTY_RULE} ::= "\\"" cp-first "\\""`,
+  );
+  tools.forEach((name, i) => {
+    const p = `cp${i}-`;
+    const word = either(conversation, trieOf(own[name] ?? [], `${p}own`), `${p}word`);
+    rules.push(...stateRules(p, word, maxItems));
+    rules.push(
+      `${toolCopyValueRule(i)} ::= "\\"" ${p}start "\\""`,
+      `${toolCopyValueNonEmptyRule(i)} ::= "\\"" ${p}first "\\""`,
+    );
+  });
+  return rules.join("\n");
+}
+
+/**
+ * The runs of one copied string, as `<p>start` (possibly empty) and `<p>first` (at least one item): words from the
+ * `word` rule (none when undefined), numbers, free characters. After a word another word cannot follow directly
+ * (that would be one longer word), nor a number after a number.
+ */
+function stateRules(p: string, word: string | undefined, maxItems: number | undefined): string[] {
+  const rules: string[] = [];
   const state = (kind: "s" | "w" | "n", k: number | undefined, empty: boolean) => {
-    const next = (to: string) => (k === undefined ? `cp-${to}` : `cp-${to}${k + 1}`);
+    const next = (to: string) => (k === undefined ? `${p}${to}` : `${p}${to}${k + 1}`);
     const alternatives = [
       ...(empty ? ['""'] : []),
       `cp-free ${next("s")}`,
-      ...(kind !== "w" && hasWords ? [`cp-word ${next("w")}`] : []),
+      ...(kind !== "w" && word ? [`${word} ${next("w")}`] : []),
       ...(kind !== "n" ? [`cp-num ${next("n")}`] : []),
     ];
     return alternatives.join(" | ");
   };
   if (maxItems === undefined) {
-    for (const kind of ["s", "w", "n"] as const) rules.push(`cp-${kind} ::= ${state(kind, undefined, true)}`);
-    rules.push(`cp-first ::= ${state("s", undefined, false)}`, `cp-start ::= cp-s`);
+    for (const kind of ["s", "w", "n"] as const)
+      rules.push(`${p}${kind} ::= ${state(kind, undefined, true)}`);
+    rules.push(`${p}first ::= ${state("s", undefined, false)}`, `${p}start ::= ${p}s`);
   } else {
     for (let k = 1; k < maxItems; k++)
-      for (const kind of ["s", "w", "n"] as const) rules.push(`cp-${kind}${k} ::= ${state(kind, k, true)}`);
-    for (const kind of ["s", "w", "n"] as const) rules.push(`cp-${kind}${maxItems} ::= ""`);
-    rules.push(`cp-start ::= ${state("s", 0, true)}`, `cp-first ::= ${state("s", 0, false)}`);
+      for (const kind of ["s", "w", "n"] as const) rules.push(`${p}${kind}${k} ::= ${state(kind, k, true)}`);
+    for (const kind of ["s", "w", "n"] as const) rules.push(`${p}${kind}${maxItems} ::= ""`);
+    rules.push(`${p}start ::= ${state("s", 0, true)}`, `${p}first ::= ${state("s", 0, false)}`);
   }
-  rules.push(
-    `${COPY_VALUE_RULE} ::= "\\"" cp-start "\\""`,
-    `${COPY_VALUE_NONEMPTY_RULE} ::= "\\"" cp-first "\\""`,
-  );
-  return rules.join("\n");
+  return rules;
 }
