@@ -1544,12 +1544,11 @@ const NUMBERED = /\{(n|year|decade)\}/;
 
 async function outOfScope(ctx: ScenarioContext, numbered: boolean): Promise<void> {
   const rng = ctx.rng;
-  const table =
-    ctx.mix >= 6
-      ? [...OUT_OF_SCOPE, ...OUT_OF_SCOPE_THERE, ...OUT_OF_SCOPE_GENRES]
-      : ctx.mix >= 5
-        ? [...OUT_OF_SCOPE, ...OUT_OF_SCOPE_THERE]
-        : OUT_OF_SCOPE;
+  const table = [
+    ...OUT_OF_SCOPE,
+    ...(ctx.mix >= 5 ? OUT_OF_SCOPE_THERE : []),
+    ...(ctx.mix >= 6 ? OUT_OF_SCOPE_GENRES : []),
+  ];
   const [what, asks] = pick(rng, numbered ? table.filter(([, a]) => a.some((t) => NUMBERED.test(t))) : table);
   let ask = pick(rng, numbered ? asks.filter((t) => NUMBERED.test(t)) : asks);
   // Drawn only where asked for, so the earlier mixes' random streams (and data) stay as they were.

@@ -56,6 +56,9 @@ const FUNCTION_WORDS = (
   "a an and are at be for from has have her his i in is it its my not of on or our the their there this to was we " +
   "with you your"
 ).split(" ");
+const FUNCTION_WORD_RULE = "cp-function";
+/** Made once: the same in every copied string's grammar. */
+const FUNCTION_WORD_RULES = trieRules(trie(FUNCTION_WORDS), FUNCTION_WORD_RULE);
 /** Numbers this long or shorter need not be copied. */
 const FREE_DIGITS = 2;
 
@@ -192,24 +195,33 @@ export function copyValueRules(
   maxItems?: number,
   tools: readonly string[] = [],
 ): string {
-  const values = [
-    { prefix: "cp-", value: COPY_VALUE_RULE, nonEmpty: COPY_VALUE_NONEMPTY_RULE },
-    ...tools.map((_, i) => ({
+  const own = sources.schemaWords ?? {};
+  // The rule without a tool takes every schema's words; each tool's, the conversation's and its own only.
+  const scopes = [
+    {
+      prefix: "cp-",
+      value: COPY_VALUE_RULE,
+      nonEmpty: COPY_VALUE_NONEMPTY_RULE,
+      schema: Object.values(own).flat(),
+    },
+    ...tools.map((name, i) => ({
       prefix: `cp${i}-`,
       value: toolCopyValueRule(i),
       nonEmpty: toolCopyValueNonEmptyRule(i),
+      schema: own[name] ?? [],
     })),
   ];
   // A span is bounded by its text already.
   if (sources.spans)
     return [
       spanValueRules(sources.spans),
-      ...values.flatMap((v) => [`${v.value} ::= ${SPAN_VALUE_RULE}`, `${v.nonEmpty} ::= ${SPAN_VALUE_RULE}`]),
+      ...scopes.flatMap((v) => [`${v.value} ::= ${SPAN_VALUE_RULE}`, `${v.nonEmpty} ::= ${SPAN_VALUE_RULE}`]),
     ].join("\n");
   const free = `[^"\\\\\\x7F\\x00-\\x1F0-9${WORD_RANGES}] | "\\\\" ["\\\\/bfnrt]`;
   const rules = [
     `cp-free ::= ${free}`,
     `cp-num ::= [0-9] [0-9]?${sources.numbers.length ? " | cp-digits" : ""}`,
+    ...FUNCTION_WORD_RULES,
   ];
   if (sources.numbers.length) rules.push(...trieRules(trie(sources.numbers), "cp-digits"));
   const trieOf = (words: readonly string[], name: string): string | undefined => {
@@ -222,24 +234,15 @@ export function copyValueRules(
     rules.push(`${name} ::= ${a} | ${b}`);
     return name;
   };
-  rules.push(...trieRules(trie(FUNCTION_WORDS), "cp-function"));
-  const conversation = either(trieOf(sources.words, "cp-heard"), "cp-function", "cp-said");
-  const own = sources.schemaWords ?? {};
-  const every = trieOf([...new Set(Object.values(own).flat())], "cp-schemas");
-  rules.push(...stateRules("cp-", either(conversation, every, "cp-word"), maxItems));
-  rules.push(
-    `${COPY_VALUE_RULE} ::= "\\"" cp-start "\\""`,
-    `${COPY_VALUE_NONEMPTY_RULE} ::= "\\"" cp-first "\\""`,
-  );
-  tools.forEach((name, i) => {
-    const p = `cp${i}-`;
-    const word = either(conversation, trieOf(own[name] ?? [], `${p}own`), `${p}word`);
-    rules.push(...stateRules(p, word, maxItems));
+  const conversation = either(trieOf(sources.words, "cp-heard"), FUNCTION_WORD_RULE, "cp-said");
+  for (const { prefix: p, value, nonEmpty, schema } of scopes) {
+    const word = either(conversation, trieOf(schema, `${p}own`), `${p}word`);
     rules.push(
-      `${toolCopyValueRule(i)} ::= "\\"" ${p}start "\\""`,
-      `${toolCopyValueNonEmptyRule(i)} ::= "\\"" ${p}first "\\""`,
+      ...stateRules(p, word, maxItems),
+      `${value} ::= "\\"" ${p}start "\\""`,
+      `${nonEmpty} ::= "\\"" ${p}first "\\""`,
     );
-  });
+  }
   return rules.join("\n");
 }
 
