@@ -110,6 +110,18 @@ describe("the bundled demo model through the CLI", () => {
     expect({ turn, markup: /<\/?tool_call>/.test(turn) }).toMatchObject({ markup: false });
   }, 150_000);
 
+  it("finishes a request with letters outside ASCII, copying none it was not given", () => {
+    // The chat hung here for good (the call body's grammar and the model's ban on raw byte tokens left no token).
+    const request = "remember that my café is Zoë's on 5th";
+    const r = ask(request);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.call?.name).toBe("note_save");
+    const given = new Set(request.match(/[^\x00-\x7F]/gu));
+    for (const c of JSON.stringify(r.call?.arguments).match(/[^\x00-\x7F]/gu) ?? [])
+      expect(given).toContain(c);
+    expect(r.answer).not.toBe("");
+  }, 150_000);
+
   it("answers a question it cannot serve right after the quick start's arithmetic with what it can do, not a call", () => {
     // Generation 4, shown the previous request, answered the world cup with calculator `2018 / 24`.
     const r = chat("after-tool.db", ["what is 15% of 47.50?", "who won the world cup in 2018"]);

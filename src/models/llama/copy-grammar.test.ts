@@ -115,6 +115,21 @@ describe("copy-constrained string values", () => {
     expect(accepts(grammar, 'any:"parentheses"')).toBe(true);
   });
 
+  it("hold a tiny model's characters outside ASCII to the conversation's, and leave a larger model's free", async () => {
+    const messages = [{ role: "user" as const, content: "the tank holds 15 m³ at 20°C" }];
+    const grammarOf = async (copiedCharacters: boolean) =>
+      grammars.llama.createGrammar({
+        grammar: `root ::= ${COPY_VALUE_RULE}\n${copyValueRules(copySources(messages, [], { copiedCharacters }))}`,
+      });
+    const tiny = await grammarOf(true);
+    expect(copySources(messages, [], { copiedCharacters: true }).characters).toEqual(["°", "³"]);
+    for (const text of ['"15 m³"', '"20°C"', '"tank: 15 m³ (20°C)!"', '"[tank] {15} ~m³_`@#$%&^"'])
+      expect(accepts(tiny, text), text).toBe(true);
+    for (const text of ['"15 m²"', '"tank → 15"', '"20 ℃"']) expect(accepts(tiny, text), text).toBe(false);
+    const larger = await grammarOf(false);
+    for (const text of ['"15 m²"', '"tank → 15"', '"東京"']) expect(accepts(larger, text), text).toBe(true);
+  });
+
   it("bounds the runs of a value, and has a non-empty form for minLength", async () => {
     const bounded = await grammars.llama.createGrammar({
       grammar: `root ::= ${COPY_VALUE_RULE}\n${copyValueRules(sources, 4)}`,

@@ -10,9 +10,11 @@ import { caseVariants, hasSpanWords, SPAN_VALUE_RULE, spanTexts, spanValueRules 
  * "purple" cannot drift into "pflip", and one that has nothing to copy cannot invent "dolmolmol".
  *
  * A value is read as runs: words (letters), numbers (digits) and everything else. Every word must be a whole word of
- * the sources, as written there, in lower case, capitalized or in capitals ("paris" → "Paris"); every number of three or more digits must be one of theirs. The escape for values that are
- * legitimately new: the other characters (spaces, operators, punctuation, other scripts) are free, numbers of one or
- * two digits are free ("64 * 0.18" from "18% tip on 64"), and the words of the offered tools' own schemas count as
+ * the sources, as written there, in lower case, capitalized or in capitals ("paris" → "Paris"); every number of three
+ * or more digits must be one of theirs. The escape for values that are legitimately new: the other characters (spaces,
+ * operators, punctuation, other scripts; for a tiny model, those outside ASCII only where the conversation has them)
+ * are free, numbers of one or two digits are free ("64 * 0.18" from "18% tip on 64"), and the words of the offered
+ * tools' own schemas count as
  * sources ("now" for time_difference, "sqrt" for the calculator, "kh" for dice notation). The sources are what the
  * model was given and did not write: user and system messages and tool results (the prose of the tools' schemas
  * too: descriptions, enum values, defaults, examples).
@@ -37,12 +39,20 @@ export interface CopySources {
    * "Europe/Belgrade", a real zone but not the one asked for. Absent when the latest request names none: any zone.
    */
   zones?: readonly string[];
+  /**
+   * When set, the only characters outside ASCII a value may hold outside words: the conversation's (`copySources` with
+   * `copiedCharacters`). For a tiny model, which otherwise writes "→" between the words it copies, while "15 m³" or
+   * "200°C" must still be written as the person wrote them.
+   */
+  characters?: readonly string[];
 }
 
 /** Letters of scripts that separate words with spaces (Latin, Greek, Cyrillic); others are free characters. */
 const WORD_RANGES = "a-zA-Z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u024F\\u0370-\\u03FF\\u0400-\\u04FF";
 const WORD = new RegExp(`[${WORD_RANGES}]+`, "gu");
 const DIGITS = /[0-9]+/g;
+/** Characters outside ASCII that are not letters of a word (WORD) — free characters a value may copy ("³", "°", "♥"). */
+const OTHER_CHARACTER = new RegExp(`[^\\x00-\\x7F${WORD_RANGES}]`, "gu");
 /** Most recent source text kept, and most words: the grammar grows with them. */
 const MAX_SOURCE_CHARS = 20_000;
 const MAX_WORDS = 3_000;
@@ -92,13 +102,16 @@ export function schemaText(node: unknown, out: string[] = []): string[] {
 export function copySources(
   messages: readonly AgentMessage[],
   tools: readonly Tool[],
-  options: { spans?: boolean } = {},
+  options: { spans?: boolean; copiedCharacters?: boolean } = {},
 ): CopySources {
   const conversation = messages.map(messageText).join("\n").slice(-MAX_SOURCE_CHARS);
   const words = new Set<string>();
   const numbers = new Set<string>();
   for (const w of [...conversation.matchAll(WORD)].reverse()) if (words.size < MAX_WORDS) words.add(w[0]);
   for (const n of conversation.matchAll(DIGITS)) if (n[0].length > FREE_DIGITS) numbers.add(n[0]);
+  const characters = options.copiedCharacters
+    ? [...new Set(conversation.match(OTHER_CHARACTER) ?? [])].sort()
+    : undefined;
   const schemaWords: Record<string, string[]> = {};
   for (const t of tools) {
     const text = [t.description ?? "", ...schemaText(t.inputSchema)].join("\n");
@@ -123,6 +136,7 @@ export function copySources(
     numbers: [...numbers].sort(),
     ...(hasSpanWords(spans) ? { spans } : {}),
     ...(zones.length ? { zones } : {}),
+    ...(characters ? { characters } : {}),
   };
 }
 
@@ -217,7 +231,11 @@ export function copyValueRules(
       spanValueRules(sources.spans),
       ...scopes.flatMap((v) => [`${v.value} ::= ${SPAN_VALUE_RULE}`, `${v.nonEmpty} ::= ${SPAN_VALUE_RULE}`]),
     ].join("\n");
-  const free = `[^"\\\\\\x7F\\x00-\\x1F0-9${WORD_RANGES}] | "\\\\" ["\\\\/bfnrt]`;
+  const escaped = `"\\\\" ["\\\\/bfnrt]`;
+  const free = sources.characters
+    ? // ASCII punctuation and space, and the conversation's other characters.
+      [`[ !#-/:-@[\\]^_\\x60{-~]`, ...sources.characters.map((c) => JSON.stringify(c)), escaped].join(" | ")
+    : `[^"\\\\\\x7F\\x00-\\x1F0-9${WORD_RANGES}] | ${escaped}`;
   const rules = [
     `cp-free ::= ${free}`,
     `cp-num ::= [0-9] [0-9]?${sources.numbers.length ? " | cp-digits" : ""}`,

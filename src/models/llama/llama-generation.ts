@@ -39,11 +39,19 @@ export interface Sampling {
   answerGrammar?: LlamaGrammar;
 }
 
-/** node-llama-cpp's sampling options for one call of a generation, counting the tokens it produces into `spent`. */
+/**
+ * node-llama-cpp's sampling options for one call of a generation, counting the tokens it produces into `spent`.
+ * `heldToGrammar`: the whole generation is held to a grammar (a text-mode call body, a JSON answer). Then a tiny
+ * model's ban on raw high bytes (LoadedLlama.tokenBias) is left out: the grammar already decides what may be written,
+ * and the two together can leave no token at all — a copied "m³" or "°C" is written only with byte tokens, and when
+ * the grammar allows nothing else node-llama-cpp's sampling never returns (no token, no error, the abort signal
+ * unheard).
+ */
 export function samplingFor(
   loaded: LoadedLlama,
   sampling: Sampling,
   spent: (tokens: number) => void,
+  heldToGrammar: boolean,
 ): {
   temperature: number;
   seed?: number;
@@ -70,7 +78,7 @@ export function samplingFor(
         }
       : {}),
 
-    ...(loaded.tokenBias ? { tokenBias: loaded.tokenBias } : {}),
+    ...(loaded.tokenBias && !heldToGrammar ? { tokenBias: loaded.tokenBias } : {}),
     onToken: (tokens: Token[]) => spent(tokens.length),
   };
 }

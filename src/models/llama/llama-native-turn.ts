@@ -122,7 +122,9 @@ export function streamNativeTurn(input: {
                 }
               : {}),
             onTextChunk: (delta) => text.add(delta),
-            ...samplingFor(loaded, sampling, () => {}),
+            // Function parameters keep a tiny model's ban on raw bytes: there node-llama-cpp samples free text and
+            // calls in one generation, and a random-weights model without the ban writes no forced call at all.
+            ...samplingFor(loaded, sampling, () => {}, sampling.answerGrammar !== undefined),
             // A JSON answer format; set only when no function is offered. node-llama-cpp's option type forbids
             // `grammar` beside `onFunctionCall` even then, while at run time it refuses a grammar only with functions
             // enabled.

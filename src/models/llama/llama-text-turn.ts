@@ -70,8 +70,14 @@ export function streamTextTurn(input: {
     // The words a copied argument may use: what the model was shown of the conversation, and the tools' schemas; among
     // tools the model never saw, whole spans of what the person wrote (span-grammar.ts).
     const unseen = input.knownTools !== undefined && onlyUnknownTools(offered, input.knownTools);
+    // A tiny model (the one with a token bias) copies the characters outside ASCII it writes too (CopySources.characters).
     const copy =
-      input.copyArguments && frames ? copySources(request.messages, offered, { spans: unseen }) : undefined;
+      input.copyArguments && frames
+        ? copySources(request.messages, offered, {
+            spans: unseen,
+            copiedCharacters: loaded.tokenBias !== undefined,
+          })
+        : undefined;
     // A call the model starts on its own among tools it never saw names the one the request's words point at, if any.
     const byWords =
       input.knownTools && frames ? toolByWords(offered, request.messages, input.knownTools) : undefined;
@@ -124,9 +130,14 @@ export function streamTextTurn(input: {
     const nextToken = async (tokens: Token[], bias?: TokenBias) => {
       const one = new AbortController();
       const sampled: Token[] = [];
-      const options = samplingFor(loaded, sampling, (spent) => {
-        remaining -= spent;
-      });
+      const options = samplingFor(
+        loaded,
+        sampling,
+        (spent) => {
+          remaining -= spent;
+        },
+        false,
+      );
       const result = await completion.generateCompletionWithMeta(tokens, {
         ...options,
         ...(bias ? { tokenBias: bias } : {}),
@@ -155,9 +166,15 @@ export function streamTextTurn(input: {
           signal: controller.signal,
           stopOnAbortSignal: true,
           maxTokens: remaining,
-          ...samplingFor(loaded, sampling, (spent) => {
-            remaining -= spent;
-          }),
+          // A call body is held to its grammar, and so is an answer with a JSON format (answerGrammarOption below).
+          ...samplingFor(
+            loaded,
+            sampling,
+            (spent) => {
+              remaining -= spent;
+            },
+            phase === "body" || sampling.answerGrammar !== undefined,
+          ),
           onTextChunk: (text: string) => {
             generated += text;
             deferred.add(text);
