@@ -1,11 +1,10 @@
 import type { Tool } from "@modelcontextprotocol/server";
-import type { LlamaGrammar, Token } from "node-llama-cpp";
+import type { LlamaGrammar, Token, TokenBias } from "node-llama-cpp";
 import type { ModelEvent, ModelRequest, ToolChoice } from "../../core/language-model.js";
 import { ModelRequestError } from "../model-errors.js";
 import { requestStops, stopAtVisibleText } from "../stop-at-visible-text.js";
 import { EventQueue } from "./event-queue.js";
 import { guardNativeRejections } from "./guard-native-rejections.js";
-import type { LoadedLlama } from "./llama-runtime.js";
 
 /** The abort reason used when a call (not the user) stops generation. */
 export const STOP_FOR_CALL = new Error("tool call handed to the loop");
@@ -41,23 +40,22 @@ export interface Sampling {
 
 /**
  * node-llama-cpp's sampling options for one call of a generation, counting the tokens it produces into `spent`.
- * `heldToGrammar`: the whole generation is held to a grammar (a text-mode call body, a JSON answer). Then a tiny
- * model's ban on raw high bytes (LoadedLlama.tokenBias) is left out: the grammar already decides what may be written,
- * and the two together can leave no token at all — a copied "m³" or "°C" is written only with byte tokens, and when
- * the grammar allows nothing else node-llama-cpp's sampling never returns (no token, no error, the abort signal
- * unheard).
+ * `tokenBias`: this generation's (LoadedLlama.tokenBias, or one made from it). A generation held to a grammar as a
+ * whole (a text-mode call body, a JSON answer) gets none: the grammar already decides what may be written, and a
+ * tiny model's ban on raw high bytes beside it can leave no token at all — a copied "m³" or "°C" is written only with
+ * byte tokens, and when the grammar allows nothing else node-llama-cpp's sampling never returns (no token, no error,
+ * the abort signal unheard).
  */
 export function samplingFor(
-  loaded: LoadedLlama,
   sampling: Sampling,
   spent: (tokens: number) => void,
-  heldToGrammar: boolean,
+  tokenBias: TokenBias | undefined,
 ): {
   temperature: number;
   seed?: number;
   topP?: number;
   repeatPenalty?: { penalizeNewLine: boolean; presencePenalty?: number; frequencyPenalty?: number };
-  tokenBias?: NonNullable<LoadedLlama["tokenBias"]>;
+  tokenBias?: TokenBias;
   onToken: (tokens: Token[]) => void;
 } {
   const { presencePenalty, frequencyPenalty } = sampling;
@@ -78,7 +76,7 @@ export function samplingFor(
         }
       : {}),
 
-    ...(loaded.tokenBias && !heldToGrammar ? { tokenBias: loaded.tokenBias } : {}),
+    ...(tokenBias ? { tokenBias } : {}),
     onToken: (tokens: Token[]) => spent(tokens.length),
   };
 }

@@ -60,6 +60,14 @@ export function streamNativeTurn(input: {
           ]),
         )
       : undefined;
+    // A JSON answer is held to its grammar as a whole: no bias (samplingFor). Free text and calls share one generation
+    // here, so a tiny model keeps its ban on raw bytes (without it a random-weights model writes no forced call) but
+    // for the bytes of what the parameters' grammar may require: an enum of "Zürich" and "Genève" hung it for good.
+    const bias = sampling.answerGrammar
+      ? undefined
+      : functions
+        ? await loaded.biasWriting(JSON.stringify(functions))
+        : loaded.tokenBias;
     let force = isForced(request.toolChoice) && functions !== undefined;
     // The resolved wrapper, plus node-llama-cpp's own "enter function calling now" trigger while a call is forced.
     const wrapper: ChatWrapper = Object.create(inner);
@@ -122,9 +130,7 @@ export function streamNativeTurn(input: {
                 }
               : {}),
             onTextChunk: (delta) => text.add(delta),
-            // Function parameters keep a tiny model's ban on raw bytes: there node-llama-cpp samples free text and
-            // calls in one generation, and a random-weights model without the ban writes no forced call at all.
-            ...samplingFor(loaded, sampling, () => {}, sampling.answerGrammar !== undefined),
+            ...samplingFor(sampling, () => {}, bias),
             // A JSON answer format; set only when no function is offered. node-llama-cpp's option type forbids
             // `grammar` beside `onFunctionCall` even then, while at run time it refuses a grammar only with functions
             // enabled.

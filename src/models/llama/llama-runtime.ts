@@ -33,6 +33,13 @@ export interface LoadedLlama {
    * for each closer: it reads the whole vocabulary.
    */
   wordEndBias(closer: string): Promise<TokenBias | undefined>;
+  /**
+   * Tiny models only: `tokenBias` without the byte tokens of `text`'s characters outside ASCII — for a generation whose
+   * grammar may require one of them (node-llama-cpp's function parameters: an enum of "Zürich" and "Genève"). A ban
+   * covering every token the grammar allows leaves the sampler nothing, and node-llama-cpp's generation never returns,
+   * not even to its abort signal. Made on first use for each set of bytes.
+   */
+  biasWriting(text: string): Promise<TokenBias | undefined>;
   /** Borrow a context sequence for one generation; give it back with `release`. */
   acquire(signal?: AbortSignal): Promise<LlamaContextSequence>;
   release(sequence: LlamaContextSequence): void;
@@ -175,13 +182,37 @@ async function load(
     }
     return bias;
   };
-  return { llama, model, parameters, threads, contextSize, tokenBias, wordEndBias, acquire, release };
+  const writing = new Map<string, Promise<TokenBias | undefined>>();
+  const biasWriting = (text: string) => {
+    const bytes = new Set(Buffer.from(text.replace(/[\x00-\x7F]/g, ""), "utf8"));
+    if (!tokenBias || bytes.size === 0) return Promise.resolve(tokenBias);
+    const key = [...bytes].sort((a, b) => a - b).join(",");
+    let bias = writing.get(key);
+    if (!bias) {
+      bias = banHighBytes(model, undefined, bytes);
+      writing.set(key, bias);
+    }
+    return bias;
+  };
+  return {
+    llama,
+    model,
+    parameters,
+    threads,
+    contextSize,
+    tokenBias,
+    wordEndBias,
+    biasWriting,
+    acquire,
+    release,
+  };
 }
 
-/** The byte tokens 0x80–0xFF banned, and any other token whose text `alsoBan` picks. */
+/** The byte tokens 0x80–0xFF banned but those of `keep`, and any other token whose text `alsoBan` picks. */
 async function banHighBytes(
   model: LlamaModel,
   alsoBan?: (text: string) => boolean,
+  keep?: ReadonlySet<number>,
 ): Promise<TokenBias | undefined> {
   const ggml = (model.fileInfo.metadata.tokenizer as { ggml?: { tokens?: readonly string[] } } | undefined)
     ?.ggml;
@@ -190,8 +221,10 @@ async function banHighBytes(
   const { TokenBias } = await import("node-llama-cpp");
   const bias = new TokenBias(model.tokenizer);
   tokens.forEach((text, id) => {
-    if (/^<0x[89A-F][0-9A-F]>$/i.test(text)) bias.set(id as never, "never");
-    else if (alsoBan?.(model.detokenize([id as never], true))) bias.set(id as never, "never");
+    const byte = /^<0x([89A-F][0-9A-F])>$/i.exec(text)?.[1];
+    if (byte !== undefined) {
+      if (!keep?.has(Number.parseInt(byte, 16))) bias.set(id as never, "never");
+    } else if (alsoBan?.(model.detokenize([id as never], true))) bias.set(id as never, "never");
   });
   return bias;
 }

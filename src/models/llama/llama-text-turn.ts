@@ -131,12 +131,11 @@ export function streamTextTurn(input: {
       const one = new AbortController();
       const sampled: Token[] = [];
       const options = samplingFor(
-        loaded,
         sampling,
         (spent) => {
           remaining -= spent;
         },
-        false,
+        loaded.tokenBias,
       );
       const result = await completion.generateCompletionWithMeta(tokens, {
         ...options,
@@ -168,12 +167,11 @@ export function streamTextTurn(input: {
           maxTokens: remaining,
           // A call body is held to its grammar, and so is an answer with a JSON format (answerGrammarOption below).
           ...samplingFor(
-            loaded,
             sampling,
             (spent) => {
               remaining -= spent;
             },
-            phase === "body" || sampling.answerGrammar !== undefined,
+            phase === "body" || sampling.answerGrammar !== undefined ? undefined : loaded.tokenBias,
           ),
           onTextChunk: (text: string) => {
             generated += text;
