@@ -86,15 +86,24 @@ export function answerGrammarOption(sampling: Sampling): { grammar?: LlamaGramma
   return sampling.answerGrammar ? { grammar: sampling.answerGrammar } : {};
 }
 
+/** How long a generation whose sampling failed is given to end before it is taken for stuck. */
+const STUCK_AFTER_MS = 2_000;
+
 /**
  * Runs `generate` and streams what it pushes. node-llama-cpp failures become a ModelRequestError, never a crash;
  * an abandoned stream (the loop cancelled it) stops the generation and waits for it, so the context sequence is free
  * when the caller releases it. The request's stop strings are applied here to the visible text, after the turn took
  * calls out (StopAtVisibleText): reaching one stops the generation, which then finishes normally with its usage.
+ *
+ * When sampling fails inside node-llama-cpp (guardNativeRejections hears it: "Unexpected empty grammar stack" when
+ * nothing the grammar allows may be sampled), its generation may never settle, nor heed its abort signal. The stream
+ * then fails at once with the error, and a generation still running `STUCK_AFTER_MS` later is left behind:
+ * `onStuck` gets it, to keep its context sequence out of use until it ends (LoadedLlama.holdUntil).
  */
 export async function* pumpGeneration(
   request: ModelRequest,
   generate: (queue: EventQueue<ModelEvent>, controller: AbortController) => Promise<void>,
+  onStuck: (generation: Promise<void>) => void,
 ): AsyncGenerator<ModelEvent> {
   const queue = new EventQueue<ModelEvent>();
   const controller = new AbortController();
@@ -106,6 +115,7 @@ export async function* pumpGeneration(
     (error) => {
       failure ??= error;
       controller.abort(error);
+      queue.fail(llamaError(error));
     },
     () => generate(queue, controller),
   ).then(
@@ -120,8 +130,28 @@ export async function* pumpGeneration(
     yield* stopAtVisibleText(queue, requestStops(request), () => controller.abort(STOP_FOR_STOP_STRING));
   } finally {
     controller.abort(request.signal.reason ?? new Error("stream closed"));
-    await done;
+    if (failure === undefined || (await settlesWithin(done, STUCK_AFTER_MS))) await done;
+    else onStuck(done);
     request.signal.removeEventListener("abort", onAbort);
+  }
+}
+
+/** Whether `promise` settles within `ms`. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([
+      promise.then(
+        () => true,
+        () => true,
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -43,6 +43,11 @@ export interface LoadedLlama {
   /** Borrow a context sequence for one generation; give it back with `release`. */
   acquire(signal?: AbortSignal): Promise<LlamaContextSequence>;
   release(sequence: LlamaContextSequence): void;
+  /**
+   * Keep `sequence` out of the pool until `generation` settles, whenever it is released: a generation node-llama-cpp
+   * left stuck (see pumpGeneration) still holds it, and the next one given it would wait behind it for good.
+   */
+  holdUntil(sequence: LlamaContextSequence, generation: Promise<unknown>): void;
 }
 
 const llamas = new Map<string, Promise<Llama>>();
@@ -166,10 +171,25 @@ async function load(
       });
     }
   };
+  const held = new Map<LlamaContextSequence, { released: boolean }>();
   const release = (sequence: LlamaContextSequence) => {
+    const hold = held.get(sequence);
+    if (hold) {
+      hold.released = true;
+      return;
+    }
     const waiter = waiters.shift();
     if (waiter) waiter(sequence);
     else free.push(sequence);
+  };
+  const holdUntil = (sequence: LlamaContextSequence, generation: Promise<unknown>) => {
+    const hold = { released: false };
+    held.set(sequence, hold);
+    const settled = () => {
+      held.delete(sequence);
+      if (hold.released) release(sequence);
+    };
+    generation.then(settled, settled);
   };
   const wordEnds = new Map<string, Promise<TokenBias | undefined>>();
   const wordEndBias = (closer: string) => {
@@ -205,6 +225,7 @@ async function load(
     biasWriting,
     acquire,
     release,
+    holdUntil,
   };
 }
 
