@@ -64,11 +64,14 @@ export function streamNativeTurn(input: {
         : undefined;
       // A JSON answer is held to its grammar as a whole: no bias (samplingFor). Free text and calls share one generation
       // here, so a tiny model keeps its ban on raw bytes (without it a random-weights model writes no forced call) but
-      // for the bytes of what the parameters' grammar may require: an enum of "Zürich" and "Genève" hung it for good.
+      // for the bytes of what the call's grammar may require (names and parameters, not the descriptions the prompt
+      // shows): an enum of "Zürich" and "Genève" hung it for good.
       const bias = sampling.answerGrammar
         ? undefined
         : functions
-          ? await loaded.biasWriting(JSON.stringify(functions))
+          ? await loaded.biasWriting(
+              JSON.stringify(Object.entries(functions).map(([name, f]) => [name, f.params])),
+            )
           : loaded.tokenBias;
       let force = isForced(request.toolChoice) && functions !== undefined;
       // The resolved wrapper, plus node-llama-cpp's own "enter function calling now" trigger while a call is forced.
