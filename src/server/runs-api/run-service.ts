@@ -388,11 +388,7 @@ export class RunService {
   async getRun(runId: string): Promise<RunView> {
     await this.#starting.get(runId)?.settled;
     this.#throwIfFailedToStart(runId);
-    try {
-      return await buildRunView(this.store, runId);
-    } catch (error) {
-      throw error;
-    }
+    return buildRunView(this.store, runId);
   }
 
   listRuns(options: { status?: RunStatus; tool?: string; limit?: number; cursor?: string } = {}) {
