@@ -54,6 +54,26 @@ describe("a tiny model copying characters outside ASCII", () => {
   }
 });
 
+describe("a tiny model answering in a JSON format whose values are outside ASCII", () => {
+  it("finishes the answer with one of the enum's values", async () => {
+    const cities = ["Zürich", "Genève", "Ōsaka"];
+    let text = "";
+    for await (const event of model.stream({
+      messages: [{ role: "user", content: "Which city? Answer in JSON." }],
+      tools: [],
+      toolChoice: "auto",
+      responseFormat: {
+        type: "json_schema",
+        name: "city",
+        schema: { type: "object", properties: { city: { enum: cities } }, required: ["city"] },
+      },
+      signal: AbortSignal.timeout(30_000),
+    }))
+      if (event.type === "text-delta") text += event.text;
+    expect(cities).toContain((JSON.parse(text) as { city: string }).city);
+  }, 60_000);
+});
+
 describe("a tiny model in native mode, offered an enum outside ASCII", () => {
   // node-llama-cpp's parameter grammar allowed only "Zürich", "Genève" or "Ōsaka", the ban every byte they are written
   // with: the same hang, in native mode.
