@@ -119,10 +119,8 @@ export async function* pumpGeneration(
     },
     () => generate(queue, controller),
   ).then(
-    () => {
-      if (failure) queue.fail(llamaError(failure));
-      else queue.close();
-    },
+    // After a failure the queue has failed already (above): closing it changes nothing.
+    () => queue.close(),
     (error: unknown) =>
       queue.fail(request.signal.aborted ? request.signal.reason : llamaError(failure ?? error)),
   );

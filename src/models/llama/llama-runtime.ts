@@ -191,28 +191,24 @@ async function load(
     };
     generation.then(settled, settled);
   };
-  const wordEnds = new Map<string, Promise<TokenBias | undefined>>();
-  const wordEndBias = (closer: string) => {
-    let bias = wordEnds.get(closer);
-    if (!bias) {
-      const ends = (text: string) =>
-        text === "" || /^[\s.,;:!?]/u.test(text) || (closer !== "" && text.startsWith(closer));
-      bias = tokenBias ? banHighBytes(model, (text) => !ends(text)) : Promise.resolve(undefined);
-      wordEnds.set(closer, bias);
-    }
+  // Biases made from tokenBias on first use, by what they are for: each reads the whole vocabulary.
+  const biases = new Map<string, Promise<TokenBias | undefined>>();
+  const biasOnce = (key: string, make: () => Promise<TokenBias | undefined>) => {
+    let bias = biases.get(key);
+    if (!bias) biases.set(key, (bias = make()));
     return bias;
   };
-  const writing = new Map<string, Promise<TokenBias | undefined>>();
+  const wordEndBias = (closer: string) => {
+    if (!tokenBias) return Promise.resolve(undefined);
+    const ends = (text: string) =>
+      text === "" || /^[\s.,;:!?]/u.test(text) || (closer !== "" && text.startsWith(closer));
+    return biasOnce(`word end ${closer}`, () => banHighBytes(model, (text) => !ends(text)));
+  };
   const biasWriting = (text: string) => {
     const bytes = new Set(Buffer.from(text.replace(/[\x00-\x7F]/g, ""), "utf8"));
     if (!tokenBias || bytes.size === 0) return Promise.resolve(tokenBias);
     const key = [...bytes].sort((a, b) => a - b).join(",");
-    let bias = writing.get(key);
-    if (!bias) {
-      bias = banHighBytes(model, undefined, bytes);
-      writing.set(key, bias);
-    }
-    return bias;
+    return biasOnce(`writing ${key}`, () => banHighBytes(model, undefined, bytes));
   };
   return {
     llama,
