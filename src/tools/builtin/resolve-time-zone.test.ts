@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { zonesNamedIn } from "./resolve-time-zone.js";
+import { resolveTimeZone, zonesNamedIn } from "./resolve-time-zone.js";
 
 describe("zonesNamedIn: the zones a request names", () => {
   it.each([
@@ -9,6 +9,9 @@ describe("zonesNamedIn: the zones a request names", () => {
     ["convert 9am UTC to Tokyo", ["Asia/Tokyo", "UTC"]],
     ["time in buenos aires", ["America/Argentina/Buenos_Aires", "America/Buenos_Aires"]],
     ["clock time only for america/los_angeles", ["America/Los_Angeles"]],
+    // As people write them: the tz database spells its cities without accents.
+    ["what time is it in Zürich", ["Europe/Zurich"]],
+    ["São Paulo to Reykjavík", ["America/Sao_Paulo", "Atlantic/Reykjavik"]],
   ])("%s → %j", (text, zones) => {
     expect(zonesNamedIn(text).sort()).toEqual(zones);
   });
@@ -23,5 +26,23 @@ describe("zonesNamedIn: the zones a request names", () => {
       "what is 15% of 47.50?",
     ])
       expect(zonesNamedIn(text), text).toEqual([]);
+  });
+});
+
+describe("resolveTimeZone: a zone as written", () => {
+  it.each([
+    ["Zürich", "Europe/Zurich"],
+    ["São Paulo", "America/Sao_Paulo"],
+    ["reykjavík", "Atlantic/Reykjavik"],
+    ["Bogotá", "America/Bogota"],
+    ["America/São_Paulo", "America/Sao_Paulo"],
+  ])("%s → %s", (written, zone) => {
+    expect(resolveTimeZone(written)).toBe(zone);
+  });
+
+  it("still refuses a city it does not know, accents or not, and suggests the closest", () => {
+    expect(() => resolveTimeZone("Zürichsee")).toThrow(
+      /Unknown time zone "Zürichsee"\. Did you mean Europe\/Zurich/,
+    );
   });
 });

@@ -83,14 +83,39 @@ const CITIES_THAT_ARE_WORDS = new Set(
   ),
 );
 
+/** Letters that do not decompose into a base letter and a mark: "Tromsø", "Łódź", "Straße". */
+const UNDECOMPOSED: Record<string, string> = {
+  ø: "o",
+  ł: "l",
+  ß: "ss",
+  æ: "ae",
+  œ: "oe",
+  đ: "d",
+  ı: "i",
+  þ: "th",
+};
+
+/**
+ * Lower case without accents, as zone ids spell their cities: people write "Zürich", "São Paulo" and "Reykjavík";
+ * the tz database has Europe/Zurich, America/Sao_Paulo and Atlantic/Reykjavik.
+ */
+function foldToZoneSpelling(text: string): string {
+  return text
+    .toLowerCase()
+    .normalize("NFD")
+    .replace(/\p{M}/gu, "")
+    .replace(/[øłßæœđıþ]/g, (c) => UNDECOMPOSED[c] ?? c);
+}
+
 /**
  * The zones a text names: by their IANA name ("Europe/Belgrade", any case) or by their city ("belgrade", "new york"
- * for America/New_York), as whole words — not by a city that is also an everyday word ("christmas"). Several zones may
+ * for America/New_York, "zürich" for Europe/Zurich), as whole words — not by a city that is also an everyday word
+ * ("christmas"). Several zones may
  * share a city (America/Buenos_Aires and America/Argentina/Buenos_Aires): all of them are named. Abbreviations
  * ("PST") and countries are not names here.
  */
 export function zonesNamedIn(text: string): string[] {
-  const lower = ` ${text.toLowerCase().replaceAll("_", " ")} `;
+  const lower = ` ${foldToZoneSpelling(text).replaceAll("_", " ")} `;
   const named = (phrase: string) => {
     for (let at = lower.indexOf(phrase); at >= 0; at = lower.indexOf(phrase, at + 1)) {
       const before = lower[at - 1] ?? " ";
@@ -174,7 +199,7 @@ function distance(a: string, b: string): number {
 
 /** Up to three zones whose name (or city) is close to the input. */
 export function suggestTimeZones(input: string): string[] {
-  const needle = input.trim().toLowerCase().replace(/\s+/g, "_");
+  const needle = foldToZoneSpelling(input.trim()).replace(/\s+/g, "_");
   const { list } = zones();
   const scored = list.map((zone) => {
     const lower = zone.toLowerCase();
@@ -196,7 +221,7 @@ export function suggestTimeZones(input: string): string[] {
 /** The IANA name for what was written, or UnknownTimeZoneError with suggestions. */
 export function resolveTimeZone(input: string): string {
   const trimmed = input.trim();
-  const lower = trimmed.toLowerCase();
+  const lower = foldToZoneSpelling(trimmed);
   const underscored = lower.replace(/\s+/g, "_");
   const { byLowerName, byCity } = zones();
   // Names Intl accepts but does not list (links such as "Asia/Kolkata", "US/Eastern") are kept as written: ICU's
