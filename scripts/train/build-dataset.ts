@@ -26,7 +26,7 @@ import {
   timeScenario,
   twoStepScenario,
 } from "./everyday-scenarios.js";
-import { EVERYDAY_SET, loadJsonLines } from "./everyday-set.js";
+import { EVERYDAY_SET, loadJsonLines, OUTSIDE_ASCII_SET } from "./everyday-set.js";
 import { renderConversation } from "./render-conversation.js";
 import {
   drawRequest,
@@ -130,10 +130,11 @@ export interface DatasetOptions {
    */
   trainSeed?: number;
   /**
-   * Which generation's scenario mix to draw (default the newest, 6). Generation 5 added out-of-scope requests and
+   * Which generation's scenario mix to draw (default the newest, 7). Generation 5 added out-of-scope requests and
    * small talk after a tool turn, and an out-of-scope answer that lists what it can do the same way most times;
-   * generation 6, a second request chained on with "ok now", "next, " … and music asked by genre; 4 and 5 draw
-   * exactly what generations 4 and 5 were trained on.
+   * generation 6, a second request chained on with "ok now", "next, " … and music asked by genre; generation 7, notes
+   * written as people write them (terse, schedules) and names and places with letters outside ASCII; 4 to 6 draw
+   * exactly what generations 4 to 6 were trained on.
    */
   mix?: Mix;
 }
@@ -184,7 +185,7 @@ export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
     const people = options.people ?? 0;
     const guard = new HeldOutGuard();
     const mix = options.mix ?? NEWEST_MIX;
-    const scenarios = mix >= 5 ? SCENARIOS : SCENARIOS.filter(([, kind]) => kind !== "after-a-tool");
+    const scenarios = SCENARIOS.filter(([, kind]) => (FROM_MIX[kind] ?? 4) <= mix);
     while (train.length < options.train) {
       if (people > 0 && rng() < people) {
         const [kind, scenario] = drawScenario(rng, scenarios);
@@ -246,6 +247,9 @@ const SINGLE_SCENARIOS: readonly Scenario[] = [
   smallTalkScenario,
 ];
 
+/** Scenarios a later mix added (the earlier mixes draw without them, so their data stays as it was). */
+const FROM_MIX: Record<string, Mix> = { "after-a-tool": 5, notes: 7 };
+
 /** The mix of scenarios, by weight. */
 const SCENARIOS: readonly (readonly [number, string, Scenario])[] = [
   [16, "calculator", calculatorScenario],
@@ -261,6 +265,8 @@ const SCENARIOS: readonly (readonly [number, string, Scenario])[] = [
   [6, "out-of-scope", outOfScopeScenario],
   [3, "chat", smallTalkScenario],
   [14, "client-tools", clientToolScenario],
+  // Notes as people write them (mix 7's new facts: terse, schedules, letters outside ASCII) a little more often.
+  [6, "notes", (ctx) => (ctx.rng() < 0.5 ? noteScenario(ctx) : searchScenario(ctx))],
   [6, "after-another", afterAnother((ctx) => pick(ctx.rng, SINGLE_SCENARIOS)(ctx), SINGLE_SCENARIOS)],
   // In a chat the previous request stays in view: a request it cannot serve, or a "thanks", right after a tool turn
   // (arithmetic just before primed generation 4 into calling the calculator on "who won the world cup in 2018").
@@ -313,8 +319,8 @@ class HeldOutGuard {
 
   constructor() {
     const norm = HeldOutGuard.normalize;
-    for (const item of loadJsonLines<{ request: string }>(EVERYDAY_SET))
-      this.#requests.add(norm(item.request));
+    for (const set of [EVERYDAY_SET, OUTSIDE_ASCII_SET])
+      for (const item of loadJsonLines<{ request: string }>(set)) this.#requests.add(norm(item.request));
     for (const item of loadJsonLines<{ request: string }>(CLIENT_TOOL_SET))
       this.#requests.add(norm(item.request));
     const cities = ZONES.heldout.map((z) => (z.split("/").at(-1) as string).replaceAll("_", " "));

@@ -1,14 +1,16 @@
 /**
- * `npm run eval-model [-- --model file.gguf] [--set template|everyday|client-tools|client-tools-check|all] [--limit N]
- * [--every K] [--verbose] [--json out.json]`: the model on three sets (and a check set), each through the code path a
- * user's request takes.
+ * `npm run eval-model [-- --model file.gguf] [--set template|everyday|outside-ascii|client-tools|client-tools-check|
+ * all] [--limit N] [--every K] [--verbose] [--json out.json]`: the model on three sets (and two check sets), each
+ * through the code path a user's request takes.
  * - template: the held-out split of the training generator (`--held-out file.jsonl | --seed 7 --count 260`), phrasings
  *   and values the model never saw, through `toolbridge run`'s own path — the run command's settings resolution
  *   (`cliAgentSettings`: with no model flag that is the bundled default), `createCliAgent` (runtime tools, memory
  *   store, the llama backend in text mode with the model's hints and the call-body grammar) and the agent loop; each
  *   request with a fresh memory seeded as training seeds one (see `EvalStore`);
  * - everyday: the hand-written `sets/everyday.jsonl` (everyday-set.ts), the same path, earlier turns of a chat given
- *   as a stored conversation and notes put in memory first;
+ *   as a stored conversation and notes put in memory first; outside-ascii: `sets/outside-ascii-check.jsonl`, 16 more
+ *   the same way whose names, places and signs have letters outside ASCII ("Sigrún", "Cuiabá", "84 ÷ 7"), none of
+ *   them words of the training generator's but those of "remember that my café is Zoë's on 5th" (no goal);
  * - client-tools: `sets/client-tools.jsonl`, OpenAI requests with a client's own tools to `serve`'s `/v1` (the real
  *   server, the official openai client); client-tools-check: `sets/client-tools-check.jsonl`, 24 more the same way,
  *   written to check span-copied values on requests they were not designed on (no goal).
@@ -39,6 +41,7 @@ import {
 import {
   type CallOutcome,
   type Defaults,
+  EVERYDAY_SET,
   type EverydayFigures,
   type EverydayOutcome,
   type EverydayVerdict,
@@ -46,6 +49,7 @@ import {
   everydayGoalsMet,
   judge,
   loadEverydaySet,
+  OUTSIDE_ASCII_SET,
   summarize,
 } from "./everyday-set.js";
 
@@ -296,8 +300,9 @@ async function runEverydaySet(
   store: EvalStore,
   verbose: boolean,
   filter: (i: number) => boolean,
+  file = EVERYDAY_SET,
 ): Promise<{ figures: EverydayFigures; verdicts: EverydayVerdict[]; outcomes: EverydayOutcome[] }> {
-  const items = loadEverydaySet().filter((_, i) => filter(i));
+  const items = loadEverydaySet(file).filter((_, i) => filter(i));
   const defaults: Defaults = {};
   for (const d of cli.agent.tools()) {
     const props = (d.tool.inputSchema.properties ?? {}) as Record<string, { default?: unknown }>;
@@ -401,7 +406,7 @@ async function main(): Promise<void> {
   const copyWords = onOff(values["copy-words"]);
   const sets =
     values.set === "all"
-      ? ["template", "everyday", "client-tools", "client-tools-check"]
+      ? ["template", "everyday", "outside-ascii", "client-tools", "client-tools-check"]
       : values.set.split(",");
   const every = Number(values.every);
   const limit = values.limit ? Number(values.limit) : Number.POSITIVE_INFINITY;
@@ -487,6 +492,22 @@ async function main(): Promise<void> {
           `  out of scope, says what it can do:     ${f.offersAlternatives} of ${f.outOfScopeItems}`,
           ...Object.entries(groups).map(([k, d]) => `    ${k.padEnd(14)} ${d}`),
           `  ${turnTimes()}`,
+          "",
+        ].join("\n"),
+      );
+    }
+    if (sets.includes("outside-ascii")) {
+      const started = performance.now();
+      const e = await runEverydaySet(cli, store, values.verbose, filter, OUTSIDE_ASCII_SET);
+      const f = e.figures;
+      const seconds = (performance.now() - started) / 1000;
+      report.outsideAscii = { ...f, seconds };
+      process.stdout.write(
+        [
+          `outside ASCII, check set (hand-written): ${f.items} requests, ${seconds.toFixed(0)} s through toolbridge run`,
+          `  right tool chosen:                     ${pct(f.rightTool, f.toolItems)} (${f.rightTool}/${f.toolItems}, no goal)`,
+          `  arguments exactly right:               ${pct(f.exactArguments, f.toolItems)} (${f.exactArguments}/${f.toolItems}, no goal)`,
+          `  answer states the result or failure:   ${pct(f.statesOutcome, f.toolItems)} (${f.statesOutcome}/${f.toolItems}, no goal)`,
           "",
         ].join("\n"),
       );

@@ -5,11 +5,22 @@
  * give), out-of-scope requests answered with what the model can do instead, and small talk. Every call runs through
  * the real tool (scenario.ts); every answer quotes the result it got.
  */
-import { casing, count, maybeTypo, OPENERS, placeZones, spellPlace, wrap } from "./people-words.js";
+import {
+  ACCENTED_PLACES,
+  accentLetters,
+  casing,
+  count,
+  maybeTypo,
+  OPENERS,
+  placeZones,
+  spellPlace,
+  wrap,
+} from "./people-words.js";
 import {
   type CallOutcome,
   chance,
   int,
+  type Mix,
   pick,
   type Rng,
   type Scenario,
@@ -563,7 +574,13 @@ const PLACES = placeZones();
 const PLACE_NAMES = [...PLACES.keys()];
 const ZONE_IDS = [...new Set(PLACES.values())];
 
-function place(rng: Rng): { said: string; zone: string; name: string } {
+function place(rng: Rng, mix: Mix = 4): { said: string; zone: string; name: string } {
+  // From mix 7 on, some places are written with their own letters ("Zürich"), so the model has seen them.
+  if (mix >= 7 && chance(rng, 0.15)) {
+    const key = pick(rng, Object.keys(ACCENTED_PLACES));
+    const name = ACCENTED_PLACES[key] as string;
+    return { said: spellPlace(rng, name), zone: PLACES.get(key) as string, name };
+  }
   if (chance(rng, 0.12)) {
     const zone = pick(rng, ZONE_IDS);
     return { said: zone, zone, name: zone };
@@ -572,8 +589,8 @@ function place(rng: Rng): { said: string; zone: string; name: string } {
   return { said: spellPlace(rng, name), zone: PLACES.get(name) as string, name };
 }
 
-function timeRequest(rng: Rng): { text: string; zone: string; format: string; place: string } {
-  const p = place(rng);
+function timeRequest(rng: Rng, mix: Mix = 4): { text: string; zone: string; format: string; place: string } {
+  const p = place(rng, mix);
   const format = weighted(rng, [
     [7, "full"],
     [2, "date"],
@@ -643,7 +660,7 @@ export const timeScenario: Scenario = async (ctx) => {
     ctx.answer(pick(rng, [`Today is ${o.text} (UTC).`, `It's ${o.text}.`, `${o.text}`]));
     return;
   }
-  const r = timeRequest(rng);
+  const r = timeRequest(rng, ctx.mix);
   ctx.user(maybeTypo(rng, wrap(rng, r.text, false), [r.place]));
   const o = await ctx.call("get_time", { timezone: r.zone, format: r.format });
   ctx.answer(o.isError ? failureAnswer(rng, o, "get the time there") : timeAnswer(rng, r.place, o.text));
@@ -678,9 +695,9 @@ function clockTime(rng: Rng): { said: string; time: string } {
 
 export const convertScenario: Scenario = async (ctx) => {
   const rng = ctx.rng;
-  const a = place(rng);
-  let b = place(rng);
-  while (b.zone === a.zone) b = place(rng);
+  const a = place(rng, ctx.mix);
+  let b = place(rng, ctx.mix);
+  while (b.zone === a.zone) b = place(rng, ctx.mix);
   const t = clockTime(rng);
   const text = pick(rng, [
     `when it's ${t.said} in ${a.said} what time is it in ${b.said}`,
@@ -1023,7 +1040,9 @@ interface Fact {
   question: string;
 }
 
-function fact(rng: Rng): Fact {
+function fact(rng: Rng, mix: Mix): Fact {
+  // Drawn only from mix 7 on, so the earlier mixes' random streams (and data) stay as they were.
+  if (mix >= 7 && chance(rng, 0.5)) return laterFact(rng);
   const kind = weighted(rng, [
     [5, "code"],
     [2, "person"],
@@ -1167,7 +1186,337 @@ function fact(rng: Rng): Fact {
   };
 }
 
-function saveText(rng: Rng, f: Fact): string {
+// From mix 7 on: notes as people write them when no "my … is" frame comes to mind — terse ("gate code 4471"),
+// schedules ("the ferry leaves at 7:15", "the bins go out on Mondays") — and names, places and words with letters
+// outside ASCII ("Zoë's", "the café on Rue Cléry", "Zürich"): generation 6 had never seen a byte token written and
+// garbled every note holding one. None of these words is one of the everyday set's (its plumber, recycling, flight
+// number and groceries stay unseen).
+
+/** People and places written with letters outside ASCII, as their owners write them. */
+const ACCENTED_PEOPLE = [
+  "Zoë",
+  "José",
+  "Chloé",
+  "Renée",
+  "Søren",
+  "Björn",
+  "François",
+  "Jürgen",
+  "Agnès",
+  "Inés",
+  "Joël",
+  "Noémie",
+  "Ömer",
+  "Łukasz",
+  "Anaïs",
+  "Hélène",
+  "Ramón",
+  "Mónica",
+  "Sinéad",
+  "Dvořák",
+  "Åsa",
+  "Göran",
+  "Çelik",
+  "Nuño",
+];
+const ACCENTED_CITIES = [
+  "Zürich",
+  "São Paulo",
+  "Málaga",
+  "Kraków",
+  "Bogotá",
+  "Reykjavík",
+  "Montréal",
+  "Düsseldorf",
+  "Malmö",
+  "Tromsø",
+  "Genève",
+  "Córdoba",
+  "Nîmes",
+  "Łódź",
+  "Göteborg",
+  "Brașov",
+];
+const ACCENTED_STREETS = [
+  "Rue Cléry",
+  "Königstraße",
+  "Calle Añil",
+  "Avenida São João",
+  "Place Vendôme",
+  "Via Lučić",
+  "Søndergade",
+  "Rua da Conceição",
+  "Boulevard Saint-Michel",
+  "Straße des 17. Juni",
+];
+const SHOPS = [
+  "café",
+  "bakery",
+  "bar",
+  "restaurant",
+  "bookshop",
+  "hotel",
+  "pharmacy",
+  "pizzeria",
+  "tea room",
+];
+const SHOP_NAMES = [
+  "Café Müller",
+  "Le Petit Château",
+  "La Piñata",
+  "Señor Taco",
+  "Crème de la Crème",
+  "Brasserie Élise",
+  "Bäckerei Kühn",
+  "Smörgås",
+  "Façade",
+  "Ristorante Niño",
+  "Pâtisserie Aurore",
+  "Maison Hélène",
+  "Blue Door",
+  "The Copper Kettle",
+];
+const ACCENTED_WORDS = [
+  "crème",
+  "jalapeño",
+  "naïve",
+  "résumé",
+  "fiancé",
+  "über",
+  "piñata",
+  "déjà",
+  "café",
+  "smörgås",
+];
+/** Things on a schedule, how each moves, and whether it carries a number ("flight KL642", "bus 42"). */
+const TRAVEL = [
+  ["flight", ["leaves", "departs", "lands", "boards"]],
+  ["train", ["leaves", "departs", "arrives"]],
+  ["bus", ["leaves", "comes", "arrives"]],
+  ["ferry", ["leaves", "departs", "arrives"]],
+  ["shuttle", ["leaves", "comes"]],
+  ["coach", ["leaves", "arrives"]],
+] as const;
+const EVENTS_ON_DAYS = [
+  ["the trash", "goes out on"],
+  ["the bins", "go out on"],
+  ["yard waste", "goes out on"],
+  ["the cleaner", "comes on"],
+  ["piano lessons", "are on"],
+  ["band practice", "is on"],
+  ["swim class", "is on"],
+  ["the farmers market", "is on"],
+  ["book club", "meets on"],
+  ["rent", "is due on"],
+  ["the window cleaner", "comes on"],
+  ["football practice", "is on"],
+] as const;
+const EVENTS_AT_TIMES = [
+  ["the party", "starts at"],
+  ["dinner", "is at"],
+  ["the concert", "starts at"],
+  ["check-in", "opens at"],
+  ["checkout", "is at"],
+  ["the pharmacy", "closes at"],
+  ["the gym", "opens at"],
+  ["the meeting", "starts at"],
+  ["the movie", "starts at"],
+  ["pickup", "is at"],
+  ["the game", "starts at"],
+] as const;
+const BASE_FORM: Record<string, string> = {
+  leaves: "leave",
+  departs: "depart",
+  lands: "land",
+  boards: "board",
+  arrives: "arrive",
+  comes: "come",
+  "goes out on": "go out",
+  "go out on": "go out",
+  "comes on": "come",
+  "meets on": "meet",
+  "starts at": "start",
+  "opens at": "open",
+  "closes at": "close",
+};
+
+function clock(rng: Rng): string {
+  const h = int(rng, 1, 23);
+  const m = pick(rng, ["00", "05", "10", "15", "20", "25", "30", "35", "40", "45", "50", "55"]);
+  return weighted(rng, [
+    [3, `${h}:${m}`],
+    [2, `${(h % 12) + 1}${pick(rng, ["am", "pm"])}`],
+    [1, `${(h % 12) + 1}:${m}${pick(rng, ["am", "pm"])}`],
+  ] as const);
+}
+
+function laterFact(rng: Rng): Fact {
+  const kind = weighted(rng, [
+    [3, "terse"],
+    [2, "travel"],
+    [2, "on-days"],
+    [1, "at-time"],
+    [4, "accented"],
+  ] as const);
+  if (kind === "terse") {
+    const subject = `${pick(rng, SUBJECT_HEADS)} ${pick(rng, SUBJECT_TAILS)}`;
+    const value = chance(rng, 0.2)
+      ? `${chance(rng, 0.5) ? pick(rng, ACCENTED_WORDS) : accentLetters(rng, pick(rng, WORDS))}${int(rng, 1, 99)}`
+      : noteValue(rng, subject);
+    return {
+      title: subject,
+      content: pick(rng, [`${subject} ${value}`, `${subject}: ${value}`, `${subject} is ${value}`]),
+      query: subject,
+      value,
+      question: pick(rng, [
+        `whats my ${subject}`,
+        `${subject}?`,
+        `what was the ${subject}`,
+        `look up ${subject}`,
+      ]),
+    };
+  }
+  if (kind === "travel") {
+    const [what, verbs] = pick(rng, TRAVEL);
+    const number =
+      what === "flight"
+        ? `${pick(rng, [...LETTERS])}${pick(rng, [...LETTERS])}${int(rng, 10, 2999)}`
+        : String(int(rng, 1, what === "bus" ? 99 : 999));
+    const subject = chance(rng, 0.7) ? `${what} ${number}` : what;
+    const verb = pick(rng, verbs);
+    const value = clock(rng);
+    const owner = pick(rng, ["", "my ", "the ", "our "]);
+    return {
+      title: subject,
+      content: `${owner}${subject} ${verb} at ${value}`,
+      query: what,
+      value,
+      question: pick(rng, [
+        `when does my ${what} ${BASE_FORM[verb]}`,
+        `what time does the ${what} ${BASE_FORM[verb]}`,
+        `what time is my ${what}`,
+        `when is the ${what}`,
+      ]),
+    };
+  }
+  if (kind === "on-days" || kind === "at-time") {
+    const [what, verb] = kind === "on-days" ? pick(rng, EVENTS_ON_DAYS) : pick(rng, EVENTS_AT_TIMES);
+    const value =
+      kind === "at-time"
+        ? clock(rng)
+        : pick(rng, [
+            `${pick(rng, DAYS)}s`,
+            pick(rng, DAYS),
+            `every other ${pick(rng, DAYS)}`,
+            `the ${int(rng, 1, 28)}th`,
+          ]);
+    const word = what.replace(/^the /, "");
+    const base = BASE_FORM[verb];
+    return {
+      title: word,
+      content: `${what} ${verb} ${value}`,
+      query: word,
+      value,
+      question: pick(rng, [
+        base ? `when does ${what} ${base}` : `when is ${what}`,
+        `what day is ${word}`,
+        `when is ${word}`,
+        `check my notes for ${word}`,
+      ]),
+    };
+  }
+  // Half the names and words are a list's (as their people write them), half made up by accenting one the generator
+  // knows ("Öscar", "Mäple"): the model learns to copy letters outside ASCII, not a list.
+  const person = () =>
+    chance(rng, 0.5)
+      ? pick(rng, ACCENTED_PEOPLE)
+      : accentLetters(
+          rng,
+          pick(
+            rng,
+            PEOPLE.filter((p) => !p.includes(" ")),
+          ),
+        );
+  const shopName = () =>
+    chance(rng, 0.5)
+      ? pick(rng, SHOP_NAMES)
+      : `${pick(rng, ["Café", "Chez", "Casa", "Bar", "Hotel", "The"])} ${accentLetters(rng, pick(rng, WORDS)).replace(/^./, (c) => c.toUpperCase())}`;
+  const shape = int(rng, 0, 3);
+  if (shape === 0) {
+    const shop = pick(rng, SHOPS);
+    const value = shopName();
+    const where = chance(rng, 0.5)
+      ? ` in ${pick(rng, ACCENTED_CITIES)}`
+      : ` on ${pick(rng, ACCENTED_STREETS)}`;
+    return {
+      title: `favorite ${shop}`,
+      content: `my favorite ${shop} is ${value}${where}`,
+      query: shop,
+      value,
+      question: pick(rng, [`what's my favorite ${shop}`, `which ${shop} do I like`, `look up my ${shop}`]),
+    };
+  }
+  if (shape === 1) {
+    const who = person();
+    const value = `${int(rng, 1, 200)} ${pick(rng, ACCENTED_STREETS)}`;
+    return {
+      title: `${who}'s address`,
+      content: `${who}'s address is ${value}`,
+      query: `${who} address`,
+      value,
+      question: pick(rng, [`where does ${who} live`, `what's ${who}'s address`, `find ${who}'s address`]),
+    };
+  }
+  if (shape === 2) {
+    const who = person();
+    const what = pick(rng, EVENTS);
+    const value =
+      what === "birthday" || what === "anniversary"
+        ? `${pick(rng, MONTHS)} ${int(rng, 1, 28)}`
+        : what === "favorite color"
+          ? pick(rng, WORDS)
+          : `555-${String(int(rng, 0, 9999)).padStart(4, "0")}`;
+    const shown =
+      what === "favorite color" || what === "birthday" || what === "anniversary" ? what : "phone number";
+    return {
+      title: `${who}'s ${shown}`,
+      content: `${who}'s ${shown} is ${value}`,
+      query: `${who} ${shown}`,
+      value,
+      question: pick(rng, [`what is ${who}'s ${shown}`, `do you remember ${who}'s ${shown}`]),
+    };
+  }
+  const city = pick(rng, ACCENTED_CITIES);
+  const value = shopName();
+  return {
+    title: `hotel in ${city}`,
+    content: `the hotel in ${city} is ${value}`,
+    query: `hotel ${city}`,
+    value,
+    question: pick(rng, [
+      `which hotel in ${city}`,
+      `what was the hotel in ${city}`,
+      `where am I staying in ${city}`,
+    ]),
+  };
+}
+
+function saveText(rng: Rng, f: Fact, mix: Mix): string {
+  if (mix >= 7 && chance(rng, 0.3))
+    return pick(rng, [
+      `remember: ${f.content}`,
+      `note: ${f.content}`,
+      `pls remember ${f.content}`,
+      `can you note down that ${f.content}`,
+      `add a note: ${f.content}`,
+      `${f.content} - save that`,
+      `save that ${f.content}`,
+      `note down ${f.content}`,
+      `remember for me: ${f.content}`,
+      `put in my notes that ${f.content}`,
+      `new note: ${f.content}`,
+      `for the record, ${f.content}`,
+    ]);
   return pick(rng, [
     `remember that ${f.content}`,
     `remember ${f.content}`,
@@ -1188,8 +1537,8 @@ function saveText(rng: Rng, f: Fact): string {
 
 export const noteScenario: Scenario = async (ctx) => {
   const rng = ctx.rng;
-  const f = fact(rng);
-  const text = saveText(rng, f);
+  const f = fact(rng, ctx.mix);
+  const text = saveText(rng, f, ctx.mix);
   ctx.user(wrap(rng, text));
   const o = await ctx.call("note_save", { title: f.title, content: f.content, tags: [] });
   ctx.answer(
@@ -1223,10 +1572,10 @@ function searchAnswer(rng: Rng, f: Fact | undefined, o: CallOutcome, query: stri
 
 export const searchScenario: Scenario = async (ctx) => {
   const rng = ctx.rng;
-  const f = fact(rng);
+  const f = fact(rng, ctx.mix);
   const others = int(rng, 0, 3);
   for (let i = 0; i < others; i++) {
-    const g = fact(rng);
+    const g = fact(rng, ctx.mix);
     if (g.query !== f.query && !g.content.includes(f.query)) await ctx.note(g.title, g.content);
   }
   const saved = chance(rng, 0.82);

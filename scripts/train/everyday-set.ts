@@ -51,6 +51,8 @@ export interface EverydayItem {
 }
 
 export const EVERYDAY_SET = fileURLToPath(new URL("sets/everyday.jsonl", import.meta.url));
+/** A check set (no goal): everyday requests whose names, places and signs have letters outside ASCII. */
+export const OUTSIDE_ASCII_SET = fileURLToPath(new URL("sets/outside-ascii-check.jsonl", import.meta.url));
 
 export function loadJsonLines<T>(file: string): T[] {
   return readFileSync(file, "utf8")

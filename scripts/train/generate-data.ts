@@ -58,7 +58,7 @@ async function main(): Promise<void> {
       // The training conversations' own seed (the held-out split stays --seed's): data for a fine-tune.
       "train-seed": { type: "string" },
       "held-out": { type: "string", default: "260" },
-      // The generation whose scenario mix to draw: 6 (default), or 4 or 5 (what generation 4 or 5 was trained on).
+      // The generation whose scenario mix to draw: 7 (default), or 4 to 6 (what generation 4, 5 or 6 was trained on).
       mix: { type: "string", default: String(NEWEST_MIX) },
       train: { type: "string", default: "16000" },
       // Share of conversations written as people-like scenarios (the rest from the template generator).

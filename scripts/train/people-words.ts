@@ -269,6 +269,64 @@ export function placeZones(): Map<string, string> {
   return places;
 }
 
+/**
+ * Places as their people write them, with letters outside ASCII (the tz database and PLACE names spell them without):
+ * drawn from mix 7 on.
+ */
+export const ACCENTED_PLACES: Readonly<Record<string, string>> = {
+  Zurich: "Zürich",
+  "Sao Paulo": "São Paulo",
+  Reykjavik: "Reykjavík",
+  Bogota: "Bogotá",
+  Montreal: "Montréal",
+  Krakow: "Kraków",
+  Cordoba: "Córdoba",
+  Asuncion: "Asunción",
+  Merida: "Mérida",
+  Belem: "Belém",
+  Cancun: "Cancún",
+  Maceio: "Maceió",
+  Curacao: "Curaçao",
+  Noumea: "Nouméa",
+  Chisinau: "Chișinău",
+  Munich: "München",
+  Cologne: "Köln",
+};
+
+/** Letters with the accents other languages put on them, for accentLetters. */
+const ACCENTS: Readonly<Record<string, readonly string[]>> = {
+  a: ["á", "à", "â", "ä", "å", "ã"],
+  e: ["é", "è", "ê", "ë", "ę"],
+  i: ["í", "ì", "î", "ï"],
+  o: ["ó", "ò", "ô", "ö", "ø", "õ"],
+  u: ["ú", "ù", "û", "ü"],
+  n: ["ñ", "ń"],
+  c: ["ç", "č", "ć"],
+  s: ["š", "ş", "ś"],
+  z: ["ž", "ż"],
+  l: ["ł"],
+  g: ["ğ"],
+  r: ["ř"],
+  y: ["ý"],
+};
+
+/**
+ * A word with one or two of its letters accented ("Oscar" → "Öscar", "maple" → "mäplé"): names and words the model never
+ * saw with letters outside ASCII, so that it learns to copy such letters as written rather than a list of names.
+ */
+export function accentLetters(rng: Rng, word: string): string {
+  const letters = [...word];
+  const at = letters.flatMap((c, i) => (ACCENTS[c.toLowerCase()] ? [i] : []));
+  if (at.length === 0) return word;
+  for (let n = chance(rng, 0.3) ? 2 : 1; n > 0; n--) {
+    const i = pick(rng, at);
+    const c = [...word][i] as string;
+    const accented = pick(rng, ACCENTS[c.toLowerCase()] as readonly string[]);
+    letters[i] = c === c.toUpperCase() ? accented.toUpperCase() : accented;
+  }
+  return letters.join("");
+}
+
 /** How people write a place: as named, or lower case. */
 export function spellPlace(rng: Rng, place: string): string {
   return chance(rng, 0.3) ? place.toLowerCase() : place;

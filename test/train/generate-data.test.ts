@@ -117,6 +117,7 @@ describe("people-like training conversations (scenarios)", () => {
         "client-tools",
         "after-another",
         "after-a-tool",
+        "notes",
       ]),
     );
     for (const c of a.train) {
@@ -177,6 +178,55 @@ describe("people-like training conversations (scenarios)", () => {
         /^(ok now|okay now|and now|alright, now|cool, now|new question:) /i.test(latest(c)),
       ),
     ).toEqual([]);
+  }, 240_000);
+
+  it("write notes as people do and names with letters outside ASCII, copied as written (mix 7 on; mix 6 has none)", async () => {
+    const latest = (c: Conversation) => c.messages.findLast((m) => m.role === "user")?.content ?? "";
+    // Each call with the request it answers (the user message before it).
+    const calls = (c: Conversation) =>
+      c.messages.flatMap((m, i) =>
+        m.role === "assistant"
+          ? (m.toolCalls ?? []).map((call) => ({
+              ...call,
+              request: c.messages.slice(0, i).findLast((n) => n.role === "user")?.content ?? "",
+            }))
+          : [],
+      );
+    const seven = await buildDataset({ seed: 26, train: 1200, heldOut: 0, people: 1, mix: 7 });
+    const outsideAscii = /[^\x00-\x7F]/;
+    const saves = seven.train.flatMap((c) =>
+      calls(c)
+        .filter((call) => call.name === "note_save")
+        .map((call) => ({ request: call.request, content: String(call.arguments.content) })),
+    );
+    // Every note's content is what the person wrote, letter for letter ("Zoë's address is 12 Rue Cléry"; a request's
+    // first letter may be capitalized).
+    for (const s of saves) expect(s.request.toLowerCase()).toContain(s.content.toLowerCase());
+    expect(saves.filter((s) => outsideAscii.test(s.content)).length).toBeGreaterThan(10);
+    // Terse notes and schedules, with no "my … is" frame.
+    expect(saves.filter((s) => !/\bis\b/.test(s.content)).length / saves.length).toBeGreaterThan(0.15);
+    expect(saves.map((s) => s.content).join("\n")).toMatch(/\b(leaves|departs|lands|arrives) at \d/);
+    // A place written with its own letters gets the zone the tz database spells without them.
+    const zoned = seven.train.flatMap((c) =>
+      calls(c)
+        .filter((call) => call.name === "get_time" && /Zürich|São Paulo|Reykjavík|Bogotá/i.test(call.request))
+        .map((call) => [call.request, call.arguments.timezone]),
+    );
+    expect(zoned.length).toBeGreaterThan(0);
+    for (const [request, zone] of zoned)
+      expect(zone).toBe(
+        /zürich/i.test(String(request))
+          ? "Europe/Zurich"
+          : /são paulo/i.test(String(request))
+            ? "America/Sao_Paulo"
+            : /reykjavík/i.test(String(request))
+              ? "Atlantic/Reykjavik"
+              : "America/Bogota",
+      );
+    // The everyday set's own notes stay unseen.
+    expect(seven.train.map((c) => c.text).join("\n")).not.toMatch(/plumber|recycling|spinach|BA117/i);
+    const six = await buildDataset({ seed: 26, train: 1200, heldOut: 0, people: 1, mix: 6 });
+    expect(six.train.filter((c) => outsideAscii.test(latest(c)) && c.kind !== "client-tools")).toEqual([]);
   }, 240_000);
 
   it("answer a failed call by saying it failed, with no number the request or the tools did not give", async () => {

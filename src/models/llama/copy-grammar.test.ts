@@ -157,6 +157,14 @@ describe("zones a time-zone argument is held to", () => {
       "Europe/London",
     ]);
   });
+  it("are named by a city written with its own letters, as the tz database spells it without them", () => {
+    // Before accents were folded, the bundled model answered "time in Ürümqi please" with Asia/Jakarta.
+    expect(copySources(ask("time in Ürümqi please"), []).zones).toEqual(["Asia/Urumqi"]);
+    expect(copySources(ask("convert 14:00 from Santarém to Mazatlán"), []).zones).toEqual([
+      "America/Mazatlan",
+      "America/Santarem",
+    ]);
+  });
   it("are free when the latest request names none, whatever earlier ones or the model's own turns named", () => {
     expect(
       copySources(ask("time in Europe/Belgrade?", "how many days until christmas?"), []).zones,
