@@ -6,7 +6,7 @@
  * into the parameter that names it — not a list of tools.
  */
 import type { Tool } from "@modelcontextprotocol/server";
-import { accentLetters, casing, OPENERS } from "./people-words.js";
+import { ACCENTED_CITIES, accentLetters, casing, OPENERS } from "./people-words.js";
 import { chance, int, type Mix, pick, type Rng, type Scenario } from "./scenario.js";
 
 type Kind =
@@ -827,18 +827,8 @@ function clientTool(rng: Rng, domain: Domain): ClientTool {
  * by accenting another ("Bängkok"), so the model learns to copy such letters, not a list.
  */
 const ACCENTED: Partial<Record<Kind, readonly string[]>> = {
-  city: [
-    "Zürich",
-    "São Paulo",
-    "Málaga",
-    "Kraków",
-    "Bogotá",
-    "Reykjavík",
-    "Montréal",
-    "Düsseldorf",
-    "Malmö",
-    "Tromsø",
-  ],
+  // The first ten of the notes' cities (people-words.ts).
+  city: ACCENTED_CITIES.slice(0, 10),
   person: ["Zoë", "José", "Chloé", "Søren", "Björn", "François", "Jürgen", "Agnès", "Noémie", "Łukasz"],
 };
 

@@ -6,6 +6,7 @@
  * the real tool (scenario.ts); every answer quotes the result it got.
  */
 import {
+  ACCENTED_CITIES,
   ACCENTED_PLACES,
   accentLetters,
   casing,
@@ -1218,24 +1219,6 @@ const ACCENTED_PEOPLE = [
   "Göran",
   "Çelik",
   "Nuño",
-];
-const ACCENTED_CITIES = [
-  "Zürich",
-  "São Paulo",
-  "Málaga",
-  "Kraków",
-  "Bogotá",
-  "Reykjavík",
-  "Montréal",
-  "Düsseldorf",
-  "Malmö",
-  "Tromsø",
-  "Genève",
-  "Córdoba",
-  "Nîmes",
-  "Łódź",
-  "Göteborg",
-  "Brașov",
 ];
 const ACCENTED_STREETS = [
   "Rue Cléry",

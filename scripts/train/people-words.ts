@@ -293,6 +293,26 @@ export const ACCENTED_PLACES: Readonly<Record<string, string>> = {
   Cologne: "Köln",
 };
 
+/** Cities as their people write them, in notes and `/v1` client tools' arguments (mix 7 on). */
+export const ACCENTED_CITIES = [
+  "Zürich",
+  "São Paulo",
+  "Málaga",
+  "Kraków",
+  "Bogotá",
+  "Reykjavík",
+  "Montréal",
+  "Düsseldorf",
+  "Malmö",
+  "Tromsø",
+  "Genève",
+  "Córdoba",
+  "Nîmes",
+  "Łódź",
+  "Göteborg",
+  "Brașov",
+];
+
 /** Letters with the accents other languages put on them, for accentLetters. */
 const ACCENTS: Readonly<Record<string, readonly string[]>> = {
   a: ["á", "à", "â", "ä", "å", "ã"],
