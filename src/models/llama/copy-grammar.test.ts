@@ -115,6 +115,28 @@ describe("copy-constrained string values", () => {
     expect(accepts(grammar, 'any:"parentheses"')).toBe(true);
   });
 
+  it("take the pieces of a schema word that turns to capitals: a placeholder's letters are a word of their own", async () => {
+    const dice = copySources(
+      [{ role: "user", content: "give me a roll of 2d20 and keep the lowest 1" }],
+      [
+        {
+          name: "roll_dice",
+          description: "NdS rolls N dice with S sides; khN / klN keep the N highest / lowest (4d6kh3).",
+          inputSchema: { type: "object" },
+        },
+      ],
+    );
+    expect(dice.schemaWords?.roll_dice).toEqual(expect.arrayContaining(["klN", "kl", "kh", "Nd"]));
+    const grammar = await grammars.llama.createGrammar({
+      grammar: `root ::= ${toolCopyValueRule(0)}\n${copyValueRules(dice, 16, ["roll_dice"])}`,
+    });
+    // Before, "kl" was no word of any source: the grammar let a model that wrote it finish only as "klN".
+    expect(accepts(grammar, '"2d20kl1"')).toBe(true);
+    expect(accepts(grammar, '"2d20klN"')).toBe(true);
+    expect(accepts(grammar, '"2d20kq1"')).toBe(false);
+    expect(accepts(grammar, '"2d20k1"')).toBe(false);
+  });
+
   it("hold a tiny model's characters outside ASCII to the conversation's, and leave a larger model's free", async () => {
     const messages = [{ role: "user" as const, content: "the tank holds 15 m³ at 20°C" }];
     const grammarOf = async (copiedCharacters: boolean) =>

@@ -96,6 +96,16 @@ export function schemaText(node: unknown, out: string[] = []): string[] {
 }
 
 /**
+ * The pieces of a schema word that changes from lower to upper case, when it has such a change: a description's
+ * placeholders ("khN / klN keep the N highest / lowest") and identifiers ("maxResults") hold words a value needs on
+ * their own ("2d20kl1" from "keep the lowest 1": without "kl" the grammar let the model write only "klN").
+ */
+function caseParts(word: string): string[] {
+  const parts = word.split(/(?<=\p{Ll})(?=\p{Lu})/u);
+  return parts.length > 1 ? parts : [];
+}
+
+/**
  * The words and numbers a copied argument may use: from the conversation (newest first) and the tools' schemas; with
  * `spans`, also the texts a value must be a whole span of (when they hold a word to copy).
  */
@@ -116,7 +126,9 @@ export function copySources(
   for (const t of tools) {
     const text = [t.description ?? "", ...schemaText(t.inputSchema)].join("\n");
     const own = new Set<string>();
-    for (const w of text.matchAll(WORD)) if (!words.has(w[0]) && own.size < MAX_WORDS) own.add(w[0]);
+    for (const w of text.matchAll(WORD))
+      for (const part of [w[0], ...caseParts(w[0])])
+        if (!words.has(part) && own.size < MAX_WORDS) own.add(part);
     for (const n of text.matchAll(DIGITS)) if (n[0].length > FREE_DIGITS) numbers.add(n[0]);
     if (own.size) schemaWords[t.name] = [...own].sort();
   }
