@@ -130,11 +130,12 @@ export interface DatasetOptions {
    */
   trainSeed?: number;
   /**
-   * Which generation's scenario mix to draw (default the newest, 7). Generation 5 added out-of-scope requests and
+   * Which generation's scenario mix to draw (default the newest, 8). Generation 5 added out-of-scope requests and
    * small talk after a tool turn, and an out-of-scope answer that lists what it can do the same way most times;
    * generation 6, a second request chained on with "ok now", "next, " … and music asked by genre; generation 7, notes
-   * written as people write them (terse, schedules) and names and places with letters outside ASCII; 4 to 6 draw
-   * exactly what generations 4 to 6 were trained on.
+   * written as people write them (terse, schedules) and names and places with letters outside ASCII; generation 8, the
+   * time in ISO format asked for more often and as people name it ("ISO 8601 timestamp for …"); 4 to 7 draw exactly
+   * what generations 4 to 7 were trained on.
    */
   mix?: Mix;
 }

@@ -590,12 +590,33 @@ function place(rng: Rng, mix: Mix = 4): { said: string; zone: string; name: stri
   return { said: spellPlace(rng, name), zone: PLACES.get(name) as string, name };
 }
 
+/**
+ * The time in a place in ISO format, as people ask for it: the first three since mix 4; from mix 8 on, the standard's
+ * number too, leading the request ("ISO 8601 timestamp for …"), where generation 7 took "iSO 8601 time in Asia/Colombo
+ * please" for arithmetic on 8601 (a phrasing of the template held-out split, which stays unseen).
+ */
+const ISO_PHRASINGS: readonly ((z: string) => string)[] = [
+  (z) => `iso time in ${z}`,
+  (z) => `time in ${z} as iso 8601`,
+  (z) => `ISO timestamp for ${z}`,
+  (z) => `ISO 8601 timestamp for ${z}`,
+  (z) => `${z} time in ISO 8601`,
+  (z) => `ISO-8601 time for ${z}`,
+  (z) => `iso 8601 for ${z}`,
+  (z) => `current time in ${z}, ISO 8601 format`,
+  (z) => `ISO 8601 now in ${z}`,
+  (z) => `give me ${z} time as ISO 8601`,
+  (z) => `8601 timestamp for ${z}`,
+  (z) => `ISO 8601 date and time for ${z}`,
+];
+
 function timeRequest(rng: Rng, mix: Mix = 4): { text: string; zone: string; format: string; place: string } {
   const p = place(rng, mix);
+  // From mix 8 on, the ISO format twice as often, in the many ways people name it (ISO_PHRASINGS).
   const format = weighted(rng, [
     [7, "full"],
     [2, "date"],
-    [1, "iso"],
+    [mix >= 8 ? 2 : 1, "iso"],
   ] as const);
   const z = p.said;
   const text =
@@ -609,7 +630,7 @@ function timeRequest(rng: Rng, mix: Mix = 4): { text: string; zone: string; form
           `which day is it over in ${z}`,
         ])
       : format === "iso"
-        ? pick(rng, [`iso time in ${z}`, `time in ${z} as iso 8601`, `ISO timestamp for ${z}`])
+        ? pick(rng, mix >= 8 ? ISO_PHRASINGS.map((f) => f(z)) : ISO_PHRASINGS.slice(0, 3).map((f) => f(z)))
         : pick(rng, [
             `what time is it in ${z}`,
             `time in ${z}`,

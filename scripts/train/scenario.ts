@@ -8,10 +8,10 @@ import type { Tool } from "@modelcontextprotocol/server";
 
 export type Rng = () => number;
 
-/** The scenario mixes a generation was trained on (4: generation 4's data byte for byte; 5 to 7 add to it). */
-export type Mix = 4 | 5 | 6 | 7;
-export const MIXES: readonly Mix[] = [4, 5, 6, 7];
-export const NEWEST_MIX: Mix = 7;
+/** The scenario mixes a generation was trained on (4: generation 4's data byte for byte; 5 to 8 add to it). */
+export type Mix = 4 | 5 | 6 | 7 | 8;
+export const MIXES: readonly Mix[] = [4, 5, 6, 7, 8];
+export const NEWEST_MIX: Mix = 8;
 
 export interface CallOutcome {
   /** The result as the model reads it (an error's text too). */

@@ -4,10 +4,10 @@
  *   2. generate-data.ts: conversations through the real tools and the runtime's prompt rendering, tokenized by
  *      node-llama-cpp (fixed seed → same data; kept and reused when the same options made it);
  *   3. train.py: PyTorch (TOOLBRIDGE_TRAIN_PYTHON overrides /usr/bin/python3) on the device the recipe names —
- *      generations 1, 2 and 4 to 7 on the CPU (Debian's python3-torch), generation 3 on an NVIDIA GPU (`--device cpu` runs its
+ *      generations 1, 2 and 4 to 8 on the CPU (Debian's python3-torch), generation 3 on an NVIDIA GPU (`--device cpu` runs its
  *      steps on the CPU: days) — checkpointing every few minutes; run again after an interruption and it resumes from
  *      the checkpoint, taking exactly the steps an uninterrupted run takes (`--fresh` starts over);
- *   4. export-gguf.ts: models/toolbridge-demo.gguf for generation 7 (the shipped model), .train/genN.gguf for the
+ *   4. export-gguf.ts: models/toolbridge-demo.gguf for generation 8 (the shipped model), .train/genN.gguf for the
  *      others (`npm run eval-model -- --model .train/gen2.gguf`, and
  *      `TOOLBRIDGE_E2E_MODEL=.train/gen2.gguf npx vitest run test/e2e/bundled-model.test.ts`), unless --out says.
  * Where the GPU is on a machine without Node (as the one generation 3 was trained on), scripts/train/train-gpu.sh runs
@@ -21,7 +21,7 @@ import { BUNDLED_MODEL_HISTORY_REQUESTS } from "../../src/models/bundled-model.j
 import { checkParity, PYTHON, torchAvailable } from "./check-parity.js";
 
 /** The generation models/toolbridge-demo.gguf is; the others are written beside their data (.train/genN.gguf). */
-const SHIPPED = "7";
+const SHIPPED = "8";
 
 const { values } = parseArgs({
   options: {
@@ -32,26 +32,27 @@ const { values } = parseArgs({
     threads: { type: "string", default: "1" },
     // cpu, or cuda (an NVIDIA GPU with a current PyTorch); each recipe names the one it was trained on.
     device: { type: "string" },
-    // Generations 2 and 4 to 7 start from an earlier generation's weights (generation 1's, 3's, 4's, 5's, 6's): this file, or
+    // Generations 2 and 4 to 8 start from an earlier generation's weights (generation 1's, 3's, 4's … 7's): this file, or
     // (default) the one committed at the commit COMMITTED names.
     "init-from": { type: "string" },
-    // Where the GGUF goes: generation 7 (the shipped model) over models/toolbridge-demo.gguf, the others beside their
+    // Where the GGUF goes: generation 8 (the shipped model) over models/toolbridge-demo.gguf, the others beside their
     // data (docs/models.md, "The bundled demo model").
     out: { type: "string" },
     fresh: { type: "boolean", default: false },
   },
 });
 
-/** The commits whose models/toolbridge-demo.gguf is generation 1, 3, 4, 5 and 6 (what 2, 4, 5, 6 and 7 start from). */
+/** The commits whose models/toolbridge-demo.gguf is generation 1, 3, 4, 5, 6 and 7 (what 2 and 4 to 8 start from). */
 const COMMITTED = {
   "generation 1": "f38815f",
   "generation 3": "4256870",
   "generation 4": "e63aee8",
   "generation 5": "6dbd414",
   "generation 6": "434d0d6",
+  "generation 7": "3e04b34",
 } as const;
 
-/** Generation 4's recipe: generations 5 to 7 are the same fine-tune one generation on, on other data, twice as long. */
+/** Generation 4's recipe: generations 5 to 8 are the same fine-tune one generation on, on other data, twice as long. */
 const GENERATION_4 = {
   conversations: 8000,
   trainSeed: 8,
@@ -84,9 +85,11 @@ const GENERATION_4 = {
  * two passes, 27 minutes) over 8,000 more (seed 9) of mix 5, which adds out-of-scope requests and small talk right
  * after a tool turn and answers most out-of-scope requests in one wording. Generation 6: generation 5 fine-tuned
  * the same way over 8,000 more (seed 10) of mix 6, which chains a chat's second request on ("ok now …") and asks for
- * music by genre. Generation 7 (shipped): generation 6 fine-tuned the same way over 8,000 more (seed 11) of mix 7, which
- * writes notes as people do (terse, schedules) and names and places with letters outside ASCII ("Zoë", "Zürich"). Recipes 1 to 4 draw mix 4 (generation 4's data byte for byte; generations 1 to 3 were trained
- * on the generator as it was at their commits).
+ * music by genre. Generation 7: generation 6 fine-tuned the same way over 8,000 more (seed 11) of mix 7, which
+ * writes notes as people do (terse, schedules) and names and places with letters outside ASCII ("Zoë", "Zürich").
+ * Generation 8 (shipped): generation 7 fine-tuned the same way over 8,000 more (seed 12) of mix 8, which asks for the
+ * time in ISO format more often and as people name it ("ISO 8601 timestamp for …"). Recipes 1 to 4 draw mix 4
+ * (generation 4's data byte for byte; generations 1 to 3 were trained on the generator as it was at their commits).
  */
 const RECIPES = {
   "1": {
@@ -138,10 +141,11 @@ const RECIPES = {
   "5": { ...GENERATION_4, trainSeed: 9, steps: 240, from: "generation 4", mix: 5 },
   "6": { ...GENERATION_4, trainSeed: 10, steps: 240, from: "generation 5", mix: 6 },
   "7": { ...GENERATION_4, trainSeed: 11, steps: 240, from: "generation 6", mix: 7 },
+  "8": { ...GENERATION_4, trainSeed: 12, steps: 240, from: "generation 7", mix: 8 },
 } as const;
 const recipe = RECIPES[values.generation as keyof typeof RECIPES];
 if (!recipe) {
-  process.stderr.write(`--generation is 1 to 7, got ${values.generation}\n`);
+  process.stderr.write(`--generation is 1 to 8, got ${values.generation}\n`);
   process.exit(2);
 }
 const steps = values.steps ?? String(recipe.steps);

@@ -229,6 +229,30 @@ describe("people-like training conversations (scenarios)", () => {
     expect(six.train.filter((c) => outsideAscii.test(latest(c)) && c.kind !== "client-tools")).toEqual([]);
   }, 240_000);
 
+  it("ask for the ISO format as people name it, the standard's number leading the request too (mix 8 on)", async () => {
+    const isoRequests = async (mix: 7 | 8) => {
+      const d = await buildDataset({ seed: 27, train: 1500, heldOut: 0, people: 1, mix });
+      return d.train.flatMap((c) =>
+        c.messages.flatMap((m, i) =>
+          m.role === "assistant"
+            ? (m.toolCalls ?? [])
+                .filter((call) => call.name === "get_time" && call.arguments.format === "iso")
+                .map(() => c.messages.slice(0, i).findLast((n) => n.role === "user")?.content ?? "")
+            : [],
+        ),
+      );
+    };
+    const eight = await isoRequests(8);
+    const seven = await isoRequests(7);
+    // More often, and "8601" before the place (where generation 7 read "iSO 8601 time in …" as arithmetic).
+    expect(eight.length).toBeGreaterThan(seven.length);
+    const leading = (r: string) => /^\W*(?:\w+ ){0,3}(iso[- ])?8601/i.test(r);
+    expect(eight.filter(leading).length).toBeGreaterThan(10);
+    expect(seven.filter(leading)).toEqual([]);
+    // The template held-out phrasing stays unseen.
+    for (const r of eight) expect(r).not.toMatch(/ISO 8601 time in .* please/i);
+  }, 240_000);
+
   it("answer a failed call by saying it failed, with no number the request or the tools did not give", async () => {
     const d = await buildDataset({ seed: 22, train: 900, heldOut: 0, people: 1 });
     let failures = 0;
